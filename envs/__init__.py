@@ -1,0 +1,39 @@
+"""Imperfect-information tabletop games as PettingZoo AEC and Gymnasium environments.
+
+`from envs import expressions_v0; env = expressions_v0.env(num_players=4)`; `import envs` also
+registers the single-seat Gymnasium ids `tabletop/<Game>-v0`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import gymnasium
+
+# the registered games (module name -> title), in the order the README lists them
+GAMES: dict[str, str] = {
+    "expressions": "Expressions",
+}
+
+
+def spec(name: str):
+    """The GameSpec of a registered game, by module name ("expressions")."""
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; registered games: {list(GAMES)}")
+    return importlib.import_module(f"envs.{name}_v0").SPEC
+
+
+def specs():
+    return [spec(name) for name in GAMES]
+
+
+def _register_gym_ids() -> None:
+    for name, title in GAMES.items():
+        gym_id = f"tabletop/{title}-v0"
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(
+                id=gym_id, entry_point="envs.core.gym_env:SingleSeatEnv", kwargs={"game": name}
+            )
+
+
+_register_gym_ids()

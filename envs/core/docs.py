@@ -1,0 +1,37 @@
+"""Documentation generated from the code's own declarations (README sections, face docstrings)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def game_section(spec, config: dict | None = None) -> str:
+    """A markdown section: players, actions, observation pieces and rewards of one game."""
+    config = dict(spec.benchmark_config if config is None else config)
+    game = spec.new_game(np.random.default_rng(0), **config)
+    shown = ", ".join(f"{k}={v}" for k, v in config.items())
+    lines = [
+        f"### {spec.title} (`envs.{spec.name}_v0`, Gymnasium `{spec.gym_id}`)",
+        "",
+        f"**Players:** {spec.players_doc}",
+        "",
+        f"**Actions** ({game.num_actions} flat actions with {shown}; the mask selects what the current step allows):",
+        "",
+        "| block | first index | count | meaning |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {n} | {start} | {count} | {meaning} |" for n, start, count, meaning in game.action_groups()]
+    lines += [
+        "",
+        f"**Observation** ({game.observation_layout.size} floats with {shown}; seats are relative: 0 is the observer):",
+        "",
+        game.observation_layout.markdown(),
+        "",
+        f"**State** (`state()`, everything, for centralized critics): {game.state_layout.size} floats, pieces "
+        + ", ".join(f"`{p.name}`" for p in game.state_layout)
+        + ".",
+        "",
+        f"**Rewards:** {spec.reward_doc}",
+        "",
+    ]
+    return "\n".join(lines)

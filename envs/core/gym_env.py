@@ -1,0 +1,148 @@
+"""The single-seat Gymnasium face: one learning seat, the other seats played by given policies."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .config import build_config
+from .errors import IllegalActionError
+from .render import show
+
+
+class SingleSeatEnv(gymnasium.Env):
+    """Play one seat of a tabletop game; the others are played by `opponents`.
+
+    opponents: None (uniform random over legal actions), one callable
+    `policy(observation, action_mask) -> action` for every other seat, or a list with one per seat
+    (the learner's own entry is ignored). seat: the learner's seat, or None for a random seat each
+    episode. Observations are the flat vector (or, with dict_observation=True, the same dict as the
+    AEC env); `action_masks()` gives the legal actions (sb3-contrib's MaskablePPO reads it), and so
+    does info["action_mask"]. The reward is the learner's return, paid as it changes.
+    illegal_action: "raise" (default: IllegalActionError, nothing changes) or "penalize" (the episode
+    ends with reward `illegal_reward`, for learners without masks and for Gymnasium's checker).
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+
+    def __init__(
+        self,
+        game: str,
+        opponents: Callable | Sequence[Callable] | None = None,
+        seat: int | None = None,
+        render_mode: str | None = None,
+        dict_observation: bool = False,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        **config: Any,
+    ):
+        from envs import spec
+
+        self.spec_ = spec(game)
+        self.game_class = self.spec_.game_class
+        self.config = build_config(self.game_class.config_class, config)
+        probe = self.game_class(self.config, np.random.default_rng(0))
+        self.num_players = probe.num_players
+        if seat is not None and not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be in 0..{self.num_players - 1}, got {seat}")
+        if render_mode not in (None, "ansi", "rgb_array", "human"):
+            raise ValueError(f"unknown render_mode {render_mode!r}")
+        if illegal_action not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self._ended_by_illegal = False
+        self.render_mode = render_mode
+        self.fixed_seat = seat
+        self.dict_observation = dict_observation
+        self.opponents = self._seat_policies(opponents)
+        vector = spaces.Box(-np.inf, np.inf, (probe.observation_layout.size,), np.float32)
+        self.action_space = spaces.Discrete(probe.num_actions)
+        if dict_observation:
+            self.observation_space = spaces.Dict(
+                {"observation": vector, "action_mask": spaces.Box(0, 1, (probe.num_actions,), np.int8)}
+            )
+        else:
+            self.observation_space = vector
+        self.game = probe
+        self.seat = 0
+
+    def _seat_policies(self, opponents) -> list[Callable | None]:
+        if opponents is None:
+            return [None] * self.num_players
+        if callable(opponents):
+            return [opponents] * self.num_players
+        opponents = list(opponents)
+        if len(opponents) != self.num_players:
+            raise ValueError(f"give one opponent policy per seat ({self.num_players}), got {len(opponents)}")
+        return opponents
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        self.game = self.game_class(self.config, np.random.default_rng(int(rng.integers(2**63))))
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
+        self._last_return = 0.0
+        self._ended_by_illegal = False
+        self._play_others()
+        return self._observe(), self._info()
+
+    def step(self, action):
+        game = self.game
+        if game.is_terminal() or self._ended_by_illegal:
+            raise IllegalActionError("the episode is over; call reset()")
+        try:
+            game.apply_action(int(action) if isinstance(action, np.integer) else action, player=self.seat)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self._ended_by_illegal = True
+            info = {**self._info(), "illegal_action": True}
+            return self._observe(), self.illegal_reward, True, False, info
+        self._play_others()
+        ret = float(game.returns()[self.seat])
+        reward, self._last_return = ret - self._last_return, ret
+        return self._observe(), reward, game.is_terminal(), False, self._info()
+
+    def _play_others(self):
+        game, rng = self.game, self.np_random
+        while not game.is_terminal() and game.current_player() != self.seat:
+            player = game.current_player()
+            mask = game.legal_action_mask()
+            policy = self.opponents[player]
+            if policy is None:
+                legal = np.flatnonzero(mask)
+                action = int(legal[rng.integers(len(legal))])
+            else:
+                action = int(policy(game.observation(player), mask))
+            game.apply_action(action)
+
+    def _observe(self):
+        obs = self.game.observation(self.seat)
+        if self.dict_observation:
+            return {"observation": obs, "action_mask": self.action_masks().astype(np.int8)}
+        return obs
+
+    def _info(self) -> dict:
+        return {"action_mask": self.action_masks(), "seat": self.seat}
+
+    def action_masks(self) -> np.ndarray:
+        game = self.game
+        if game.is_terminal() or game.current_player() != self.seat:
+            return np.zeros(game.num_actions, dtype=bool)
+        return game.legal_action_mask().copy()
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "ansi":
+            return self.game.to_string(self.seat)
+        picture = self.game.render_rgb()
+        if self.render_mode == "human":
+            show(picture)
+            return None
+        return picture

@@ -1,0 +1,44 @@
+"""What the generic tools need to know about each game, declared once per game face."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .config import build_config
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game as the generic checks, the Gymnasium face, benchmarks and training see it."""
+
+    name: str  # module name: envs.<name>_v0
+    title: str  # "Expressions"; the Gymnasium id is tabletop/<title>-v0
+    game_class: type
+    # every configuration the generic checks run on: player counts, modes, options
+    test_configs: tuple[dict[str, Any], ...]
+    benchmark_config: dict[str, Any]
+    # scripted_policy(game_config, seat) -> policy(observation, mask) -> action
+    scripted_policy: Callable[..., Callable] | None = None
+    # teams(game_config) -> list of team index per seat (one team for cooperative games)
+    teams: Callable[[Any], list[int]] | None = None
+    invariant_doc: str = ""
+    reward_doc: str = ""  # how returns are paid (team or individual, options)
+    players_doc: str = ""  # player counts and variants
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def gym_id(self) -> str:
+        return f"tabletop/{self.title}-v0"
+
+    def config(self, **options):
+        return build_config(self.game_class.config_class, options)
+
+    def new_game(self, rng=None, **options):
+        return self.game_class(self.config(**options), rng)
+
+
+def config_id(config: dict[str, Any]) -> str:
+    """A short readable id for a test configuration: 'num_players=4-mode=hard'."""
+    return "-".join(f"{k}={v}" for k, v in config.items()) or "default"

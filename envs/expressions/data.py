@@ -1,0 +1,60 @@
+"""Expressions' components as data: 50 cards (five colors x 1..10), Suggestions, the set-up chart."""
+
+from __future__ import annotations
+
+# The rule text names only Green; the other four color names are ours.
+COLORS = ("red", "yellow", "green", "blue", "purple")
+NUMBERS = tuple(range(1, 11))
+NUM_COLORS = len(COLORS)
+NUM_NUMBERS = len(NUMBERS)
+NUM_CARDS = NUM_COLORS * NUM_NUMBERS  # card id = color * 10 + (number - 1)
+
+# The four sides of a card, in the order of the flat action space.
+SUGGESTIONS = ("highest", "lowest", "last", "more")
+SUGGESTION_TEXT = {
+    "highest": "Highest of this Color",
+    "lowest": "Lowest of this Color",
+    "last": "Last of this Color",
+    "more": "More of this Number",
+}
+HIGHEST, LOWEST, LAST, MORE = range(4)
+
+# Timer Stack set-up chart (Normal side): players -> (cards per player, timer stack size).
+SETUP_CHART = {5: (9, 5), 4: (11, 6), 3: (14, 8), 2: (16, 18)}
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+
+MODES = ("normal", "hard", "easy")
+REWARDS = ("win_loss", "score")
+
+
+def color_of(card: int) -> int:
+    return card // NUM_NUMBERS
+
+
+def number_of(card: int) -> int:
+    """The printed number, 1..10."""
+    return card % NUM_NUMBERS + 1
+
+
+def card_id(color: str | int, number: int) -> int:
+    c = COLORS.index(color) if isinstance(color, str) else color
+    return c * NUM_NUMBERS + number - 1
+
+
+def card_name(card: int) -> str:
+    return f"{COLORS[color_of(card)]} {number_of(card)}"
+
+
+def _bits(cards) -> int:
+    out = 0
+    for c in cards:
+        out |= 1 << c
+    return out
+
+
+# Bitmasks over the 50 cards, precomputed once: the rules' "same color" / "same number" / "higher".
+COLOR_BITS = tuple(_bits(c * NUM_NUMBERS + i for i in range(NUM_NUMBERS)) for c in range(NUM_COLORS))
+NUMBER_BITS = tuple(_bits(c * NUM_NUMBERS + i for c in range(NUM_COLORS)) for i in range(NUM_NUMBERS))
+HIGHER_BITS = tuple(_bits(range(card + 1, color_of(card) * NUM_NUMBERS + NUM_NUMBERS)) for card in range(NUM_CARDS))
+LOWER_BITS = tuple(_bits(range(color_of(card) * NUM_NUMBERS, card)) for card in range(NUM_CARDS))
+ALL_CARDS_BITS = (1 << NUM_CARDS) - 1

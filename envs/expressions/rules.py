@@ -1,0 +1,642 @@
+"""Expressions, the cooperative card game of truthful Suggestions, as a pure engine.
+
+The rulebook's order: set-up; on your turn Play a Card (a truthful Suggestion) or Guess a Card;
+irrelevant Suggestions go to Agony at once; after every round the First Player flips the Timer Stack;
+the game ends when the last timer card is flipped (Easy mode: one more round), and the team wins with
+more cards in Harmony than in Agony. Readings of what the text leaves open are marked "Reading" and
+listed in RULES.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.core import ConfigError, Game, Layout
+from envs.core.config import require_choice, require_range
+
+from .data import (
+    ALL_CARDS_BITS,
+    COLOR_BITS,
+    HIGHER_BITS,
+    HIGHEST,
+    LAST,
+    LOWER_BITS,
+    LOWEST,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MODES,
+    MORE,
+    NUM_CARDS,
+    NUM_COLORS,
+    NUM_NUMBERS,
+    NUMBER_BITS,
+    REWARDS,
+    SETUP_CHART,
+    SUGGESTION_TEXT,
+    SUGGESTIONS,
+    card_name,
+    color_of,
+    number_of,
+)
+
+# phases of a decision
+TURN, CHOOSE_HARMONY, CHOOSE_AGONY = range(3)
+PHASE_NAMES = ("turn", "choose a card for Harmony", "choose a card for Agony")
+
+
+@dataclass(frozen=True)
+class ExpressionsConfig:
+    num_players: int = 4
+    mode: str = "normal"  # normal | hard | easy
+    reward: str = "win_loss"  # win_loss: +1/-1 for the team; score: Harmony - Agony
+
+    def validate(self) -> None:
+        require_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        require_choice("mode", self.mode, MODES)
+        require_choice("reward", self.reward, REWARDS)
+
+
+def _cards(bits: int) -> list[int]:
+    """The card ids in a bitmask, lowest first."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
+
+
+class Expressions(Game):
+    name = "expressions"
+    config_class = ExpressionsConfig
+
+    def __init__(self, config: ExpressionsConfig | None = None, rng: np.random.Generator | None = None, **options):
+        super().__init__(config, rng, **options)
+        cfg = self.config
+        n = self.num_players = cfg.num_players
+        self.hand_size, timer_size = SETUP_CHART[n]
+        self.initial_timer = timer_size
+        self.flips_per_round = 2 if (n == 2 or cfg.mode == "hard") else 1
+        # Reading: the 2-player "cards left in hands go to Harmony" holds for every mode but Hard.
+        self.hands_to_harmony = n == 2 and cfg.mode != "hard"
+        # flat action space: play (4 x 50) | guess (other seats x 50) | choose a card of your hand (50)
+        self.guess_base = len(SUGGESTIONS) * NUM_CARDS
+        self.choose_base = self.guess_base + (n - 1) * NUM_CARDS
+        self.num_actions = self.choose_base + NUM_CARDS
+        self.observation_layout = observation_layout(n)
+        self.state_layout = state_layout(n, self.observation_layout)
+        self._rel = [[(k - q) % n for k in range(n)] for q in range(n)]  # _rel[observer][seat]
+        self._offsets = {p.name: p.offset for p in self.observation_layout}
+        self._setup()
+
+    # ----- set-up --------------------------------------------------------------------------
+    def _setup(self) -> None:
+        n, rng = self.num_players, self.rng
+        deck = rng.permutation(NUM_CARDS).tolist()
+        self.hands = [0] * n
+        for p in range(n):
+            for c in deck[p * self.hand_size : (p + 1) * self.hand_size]:
+                self.hands[p] |= 1 << c
+        self.hand_counts = [self.hand_size] * n
+        self.timer = deck[n * self.hand_size :]  # top of the stack = last element
+        self.suggestions: dict[int, tuple[int, int]] = {}  # card -> (owner, kind)
+        self.harmony: list[int] = []
+        self.agony: list[int] = []
+        self.face_up = 0  # bits of cards in Harmony, Agony or Suggestions (cannot be named)
+        # public deductions used to resample consistently: cards each seat is known not to hold
+        self.ruled_out = [0] * n
+        self.first_player = int(rng.integers(n))
+        self.player = self.first_player
+        self.turns_this_round = 0
+        self.phase = TURN
+        self.guesser_hand_was_empty = False
+        self.final_round = False  # Easy mode: the extra round after the last flip
+        self.terminal = False
+        self._play_masks: list[np.ndarray | None] = [None] * n
+        self._buf = np.zeros((n, self.observation_layout.size), dtype=np.float32)
+        self._init_observations()
+
+    def _init_observations(self) -> None:
+        n, buf, off = self.num_players, self._buf, self._offsets
+        for q in range(n):
+            for c in _cards(self.hands[q]):
+                buf[q, off["hand"] + c] = 1.0
+            buf[q, off["hand_sizes"] : off["hand_sizes"] + n] = 1.0
+            buf[q, off["first_player"] + self._rel[q][self.first_player]] = 1.0
+            buf[q, off["mode"] + MODES.index(self.config.mode)] = 1.0
+        buf[:, off["timer_left"]] = 1.0
+        self._mark_turn()
+
+    # ----- the engine contract ---------------------------------------------------------------
+    def current_player(self) -> int:
+        return -1 if self.terminal else self.player
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def returns(self) -> np.ndarray:
+        if not self.terminal:
+            return np.zeros(self.num_players)
+        if self.config.reward == "score":
+            value = float(len(self.harmony) - len(self.agony))
+        else:
+            value = 1.0 if self.team_wins() else -1.0
+        return np.full(self.num_players, value)
+
+    def team_wins(self) -> bool:
+        return len(self.harmony) > len(self.agony)
+
+    def observation(self, player: int) -> np.ndarray:
+        return self._buf[player].copy()
+
+    def state_tensor(self) -> np.ndarray:
+        n = self.num_players
+        out = np.zeros(self.state_layout.size, dtype=np.float32)
+        views = self.state_layout.views(out)
+        for p in range(n):
+            for c in _cards(self.hands[p]):
+                views["hands"][p, c] = 1.0
+        for depth, c in enumerate(reversed(self.timer)):
+            views["timer_position"][c] = (depth + 1) / self.initial_timer
+        public = self._buf[0, NUM_CARDS:]  # seat 0's view without its hand: seats are absolute there
+        out[-public.size :] = public
+        return out
+
+    def _legal_mask(self) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        k = self.player
+        hand = self.hands[k]
+        if self.phase != TURN:
+            mask[self.choose_base + np.array(_cards(hand), dtype=np.int64)] = True
+            return mask
+        if hand:
+            mask[: self.guess_base] = self._play_mask(k)
+        targets = self._guess_targets(k)
+        if targets:
+            can_name = np.ones(NUM_CARDS, dtype=bool)
+            can_name[_cards(self.face_up)] = False
+            guesses = mask[self.guess_base : self.choose_base].reshape(self.num_players - 1, NUM_CARDS)
+            for r in targets:
+                guesses[r - 1] = can_name
+        elif hand:
+            # FAQ: no other player holds a card -> you may add any card of your hand to Harmony.
+            mask[self.choose_base + np.array(_cards(hand), dtype=np.int64)] = True
+        return mask
+
+    def _guess_targets(self, k: int) -> list[int]:
+        """Relative seats of the other players who hold cards (Reading: only they can be named)."""
+        n = self.num_players
+        return [r for r in range(1, n) if self.hand_counts[(k + r) % n]]
+
+    def _play_mask(self, k: int) -> np.ndarray:
+        """The truthful Suggestions of player k's hand, as a (4*50,) bool array (cached per hand)."""
+        cached = self._play_masks[k]
+        if cached is None:
+            cached = np.zeros((len(SUGGESTIONS), NUM_CARDS), dtype=bool)
+            hand = self.hands[k]
+            for c in _cards(hand):
+                rest = hand & ~(1 << c)
+                cached[HIGHEST, c] = not rest & HIGHER_BITS[c]
+                cached[LOWEST, c] = not rest & LOWER_BITS[c]
+                cached[LAST, c] = not rest & COLOR_BITS[color_of(c)]
+                cached[MORE, c] = bool(rest & NUMBER_BITS[number_of(c) - 1])
+            cached = cached.reshape(-1)
+            self._play_masks[k] = cached
+        return cached
+
+    def _apply(self, action: int) -> None:
+        if action < self.guess_base:
+            self.play_a_card(action % NUM_CARDS, action // NUM_CARDS)
+        elif action < self.choose_base:
+            rel, card = divmod(action - self.guess_base, NUM_CARDS)
+            self.guess_a_card((self.player + rel + 1) % self.num_players, card)
+        else:
+            self.add_chosen_card(action - self.choose_base)
+
+    # ----- the rules, as the rulebook names them ----------------------------------------------
+    def play_a_card(self, card: int, kind: int) -> None:
+        """Play a card from your hand as a Suggestion (the mask has checked it is truthful)."""
+        k = self.player
+        self._leave_hand(k, card)
+        self.suggestions[card] = (k, kind)
+        self.face_up |= 1 << card
+        self._set_seat_piece("suggestions", k, kind * NUM_CARDS + card, 1.0)
+        self.ruled_out[k] |= self._ruled_out_by(card, kind)
+        self._discard_irrelevant_suggestions(k)
+        self._end_turn()
+
+    @staticmethod
+    def _ruled_out_by(card: int, kind: int) -> int:
+        """Cards a truthful Suggestion says its player no longer holds."""
+        if kind == HIGHEST:
+            return HIGHER_BITS[card]
+        if kind == LOWEST:
+            return LOWER_BITS[card]
+        if kind == LAST:
+            return COLOR_BITS[color_of(card)]
+        return 0
+
+    def guess_a_card(self, target: int, card: int) -> None:
+        """Name a card in another player's hand; the guesser's own card follows as a separate step."""
+        k, bit = self.player, 1 << card
+        self.guesser_hand_was_empty = not self.hands[k]
+        self._set_pair_piece("guesses", k, target, card)
+        if self.hands[target] & bit:
+            self._leave_hand(target, card)
+            self._to_harmony(card)
+            self._discard_irrelevant_suggestions(target)
+            self._guesser_follows(k, CHOOSE_HARMONY)
+            return
+        self.ruled_out[target] |= bit
+        self._set_seat_piece("guessed_wrong", target, card, 1.0)
+        holder = self.holder_of(card)
+        if holder is not None:  # the player who does have it adds it to Agony (else it is in the timer)
+            self._leave_hand(holder, card)
+            self._to_agony(card)
+            self._discard_irrelevant_suggestions(holder)
+        self._guesser_follows(k, CHOOSE_AGONY)
+
+    def _guesser_follows(self, k: int, phase: int) -> None:
+        if self.hands[k]:
+            self.phase = phase  # the guesser chooses which card, as its own step
+            self._mark_turn()
+            return
+        if self.guesser_hand_was_empty:
+            # FAQ: out of cards -> correct moves a card Agony -> Harmony, wrong Harmony -> Agony.
+            # Reading: the top (most recently added) card of that pile moves; none if it is empty.
+            if phase == CHOOSE_HARMONY and self.agony:
+                self._move_top(self.agony, self.harmony, "agony", "harmony")
+            elif phase == CHOOSE_AGONY and self.harmony:
+                self._move_top(self.harmony, self.agony, "harmony", "agony")
+        # Reading: a guesser who named their own last card has no card left to add.
+        self._end_turn()
+
+    def add_chosen_card(self, card: int) -> None:
+        """The guesser's card after a guess, or (FAQ) any card to Harmony when no one else holds one."""
+        k = self.player
+        self._leave_hand(k, card)
+        if self.phase == CHOOSE_AGONY:
+            self._to_agony(card)
+        else:
+            self._to_harmony(card)
+        self.phase = TURN
+        self._discard_irrelevant_suggestions(k)
+        self._end_turn()
+
+    def _discard_irrelevant_suggestions(self, k: int) -> None:
+        """A Suggestion no longer relevant to its player's hand goes to Agony at once."""
+        hand = self.hands[k]
+        for card, (owner, kind) in list(self.suggestions.items()):
+            if owner != k or kind == LAST:
+                continue
+            same = COLOR_BITS[color_of(card)] if kind != MORE else NUMBER_BITS[number_of(card) - 1]
+            if not hand & same:
+                del self.suggestions[card]
+                self._set_seat_piece("suggestions", k, kind * NUM_CARDS + card, 0.0)
+                self.ruled_out[k] |= same
+                self._to_agony(card)
+
+    def _end_turn(self) -> None:
+        if not any(self.hand_counts):
+            # Reading: with no card in any hand nothing can happen any more; the timer runs out.
+            while self.timer:
+                self._flip_timer_card()
+            self._end_game()
+            return
+        n = self.num_players
+        self.player = (self.player + 1) % n
+        self.turns_this_round += 1
+        if self.turns_this_round == n:
+            self.turns_this_round = 0
+            self._end_round()
+        if not self.terminal:
+            self._mark_turn()
+
+    def _end_round(self) -> None:
+        """After all players have taken a turn the First Player flips the Timer Stack."""
+        if self.final_round:
+            self._end_game()
+            return
+        for _ in range(self.flips_per_round):
+            if self.timer:
+                self._flip_timer_card()
+        if not self.timer:
+            if self.config.mode == "easy":
+                self.final_round = True  # Easy: one last round after the final flip
+                self._buf[:, self._offsets["final_round"]] = 1.0
+            else:
+                self._end_game()
+
+    def _flip_timer_card(self) -> None:
+        card = self.timer.pop()
+        self._buf[:, self._offsets["from_timer"] + card] = 1.0
+        self._buf[:, self._offsets["timer_left"]] = len(self.timer) / self.initial_timer
+        self._to_agony(card)
+
+    def _end_game(self) -> None:
+        """All Suggestions go to Agony; hands too, except in a non-Hard 2-player game (Harmony)."""
+        for card, (owner, kind) in sorted(self.suggestions.items()):
+            self._set_seat_piece("suggestions", owner, kind * NUM_CARDS + card, 0.0)
+            self._to_agony(card)
+        self.suggestions.clear()
+        for p in range(self.num_players):
+            for card in _cards(self.hands[p]):
+                self._leave_hand(p, card)
+                if self.hands_to_harmony:
+                    self._to_harmony(card)
+                else:
+                    self._to_agony(card)
+        self.terminal = True
+        self.player = -1
+        self._mark_turn()
+
+    # ----- card movements (each keeps the observations in step) --------------------------------
+    def holder_of(self, card: int) -> int | None:
+        bit = 1 << card
+        for p, hand in enumerate(self.hands):
+            if hand & bit:
+                return p
+        return None
+
+    def _leave_hand(self, p: int, card: int) -> None:
+        self.hands[p] &= ~(1 << card)
+        self.hand_counts[p] -= 1
+        self._play_masks[p] = None
+        off = self._offsets
+        self._buf[p, off["hand"] + card] = 0.0
+        self._set_seat_piece("left_hand", p, card, 1.0)
+        self._set_seat_piece("hand_sizes", p, 0, self.hand_counts[p] / self.hand_size)
+
+    def _to_harmony(self, card: int) -> None:
+        self.harmony.append(card)
+        self.face_up |= 1 << card
+        self._buf[:, self._offsets["harmony"] + card] = 1.0
+
+    def _to_agony(self, card: int) -> None:
+        self.agony.append(card)
+        self.face_up |= 1 << card
+        self._buf[:, self._offsets["agony"] + card] = 1.0
+
+    def _move_top(self, source: list[int], target: list[int], source_piece: str, target_piece: str) -> None:
+        card = source.pop()
+        target.append(card)
+        self._buf[:, self._offsets[source_piece] + card] = 0.0
+        self._buf[:, self._offsets[target_piece] + card] = 1.0
+
+    # ----- observation maintenance -----------------------------------------------------------
+    def _set_seat_piece(self, piece: str, seat: int, index: int, value: float) -> None:
+        """Set entry [seat relative to each observer, index] of a per-seat piece, for every observer."""
+        base = self._offsets[piece]
+        stride = self.observation_layout[piece].size // self.num_players
+        buf = self._buf
+        for q, rel in enumerate(self._rel):
+            buf[q, base + rel[seat] * stride + index] = value
+
+    def _set_pair_piece(self, piece: str, seat_a: int, seat_b: int, card: int) -> None:
+        base, n = self._offsets[piece], self.num_players
+        for q, rel in enumerate(self._rel):
+            self._buf[q, base + (rel[seat_a] * n + rel[seat_b]) * NUM_CARDS + card] = 1.0
+
+    def _mark_turn(self) -> None:
+        off, buf, n = self._offsets, self._buf, self.num_players
+        buf[:, off["current_player"] : off["current_player"] + n] = 0.0
+        buf[:, off["phase"] : off["phase"] + 3] = 0.0
+        if self.terminal:
+            return
+        for q in range(n):
+            buf[q, off["current_player"] + self._rel[q][self.player]] = 1.0
+        buf[:, off["phase"] + self.phase] = 1.0
+
+    # ----- hidden information ----------------------------------------------------------------
+    def requirements(self, k: int) -> list[int]:
+        """Bitmasks of which seat k must hold at least one card: its relevant Suggestions say so."""
+        out = []
+        for card, (owner, kind) in self.suggestions.items():
+            if owner == k and kind != LAST:
+                out.append(COLOR_BITS[color_of(card)] if kind != MORE else NUMBER_BITS[number_of(card) - 1])
+        return out
+
+    def resample_hidden(self, player: int, rng: np.random.Generator) -> Expressions:
+        """Redeal the other hands and the timer consistently with what `player` knows.
+
+        Known to `player`: own hand, every face-up card, hand sizes, the timer size, and the public
+        deductions (wrong guesses, truthful Suggestions, Suggestions discarded as irrelevant, relevant
+        Suggestions still on the table). A random consistent deal is tried first; the deal is then
+        mixed by swaps that keep every constraint.
+        """
+        game = self.clone()
+        others = [p for p in range(self.num_players) if p != player]
+        deal = self._random_consistent_deal(others, rng) or {
+            **{p: _cards(self.hands[p]) for p in others},
+            None: list(self.timer),
+        }
+        deal = self._mix_deal(deal, others, rng)  # the key None holds the timer's cards
+        for p in others:
+            bits = 0
+            for c in deal[p]:
+                bits |= 1 << c
+            game.hands[p] = bits
+            game._play_masks[p] = None
+            row = game._buf[p, game._offsets["hand"] : game._offsets["hand"] + NUM_CARDS]
+            row[:] = 0.0
+            row[deal[p]] = 1.0
+        timer = list(deal[None])
+        rng.shuffle(timer)
+        game.timer = timer
+        game._mask_cache = None
+        game.rng = np.random.default_rng(int(rng.integers(2**63)))
+        return game
+
+    def _fits(self, p: int, cards: list[int]) -> bool:
+        bits = 0
+        for c in cards:
+            bits |= 1 << c
+        if bits & self.ruled_out[p]:
+            return False
+        return all(bits & req for req in self.requirements(p))
+
+    def _random_consistent_deal(self, others: list[int], rng) -> dict | None:
+        unknown = ALL_CARDS_BITS & ~self.face_up
+        for p in range(self.num_players):
+            if p not in others:
+                unknown &= ~self.hands[p]
+        for _attempt in range(30):
+            pool = set(_cards(unknown))
+            deal: dict = {}
+            order = list(others)
+            rng.shuffle(order)
+            for p in order:
+                allowed = [c for c in pool if not (self.ruled_out[p] >> c) & 1]
+                chosen = self._cards_meeting_requirements(p, allowed, rng)
+                rest = [c for c in allowed if c not in chosen] if chosen is not None else []
+                need = self.hand_counts[p] - len(chosen) if chosen is not None else -1
+                if need < 0 or len(rest) < need:
+                    deal = {}
+                    break
+                picked = rng.choice(len(rest), size=need, replace=False) if need else []
+                chosen += [rest[i] for i in picked]
+                deal[p] = chosen
+                pool -= set(chosen)
+            if len(deal) == len(others) and all(self._fits(p, deal[p]) for p in others):
+                deal[None] = sorted(pool)
+                return deal
+        return None
+
+    def _cards_meeting_requirements(self, p: int, allowed: list[int], rng) -> list[int] | None:
+        """A random card for each requirement of seat p not yet met; None if one cannot be met."""
+        chosen: list[int] = []
+        for req in self.requirements(p):
+            if any((req >> c) & 1 for c in chosen):
+                continue
+            options = [c for c in allowed if (req >> c) & 1 and c not in chosen]
+            if not options:
+                return None
+            chosen.append(options[rng.integers(len(options))])
+        return chosen
+
+    def _mix_deal(self, deal: dict, others: list[int], rng, sweeps: int = 4) -> dict:
+        """Random swaps between owners that keep every constraint (a Markov chain on consistent deals)."""
+        owners = [o for o in others + [None] if deal[o]]
+        if len(owners) < 2:
+            return deal
+        deal = {o: list(cards) for o, cards in deal.items()}
+        total = sum(len(deal[o]) for o in owners)
+        for _ in range(sweeps * total):
+            a, b = rng.choice(len(owners), size=2, replace=False)
+            oa, ob = owners[a], owners[b]
+            i, j = rng.integers(len(deal[oa])), rng.integers(len(deal[ob]))
+            new_a = deal[oa][:i] + [deal[ob][j]] + deal[oa][i + 1 :]
+            new_b = deal[ob][:j] + [deal[oa][i]] + deal[ob][j + 1 :]
+            if (oa is None or self._fits(oa, new_a)) and (ob is None or self._fits(ob, new_b)):
+                deal[oa], deal[ob] = new_a, new_b
+        return deal
+
+    # ----- checks and text -------------------------------------------------------------------
+    def check_invariants(self) -> None:
+        """All 50 cards are always in exactly one place: a hand, a Suggestion, Harmony, Agony, the timer."""
+        places = [*(_cards(h) for h in self.hands), list(self.suggestions), self.harmony, self.agony, self.timer]
+        seen = [c for place in places for c in place]
+        assert sorted(seen) == list(range(NUM_CARDS)), "a card is missing or in two places"
+        assert self.hand_counts == [h.bit_count() for h in self.hands], "hand counts drifted"
+        face_up = set(self.suggestions) | set(self.harmony) | set(self.agony)
+        assert _cards(self.face_up) == sorted(face_up), "face-up cards drifted"
+        for p in range(self.num_players):
+            assert not self.hands[p] & self.ruled_out[p], f"seat {p} holds a card ruled out in public"
+            assert all(self.hands[p] & req for req in self.requirements(p)), "an irrelevant Suggestion stayed"
+
+    def action_groups(self) -> list[tuple[str, int, int, str]]:
+        n = self.num_players
+        return [
+            ("play", 0, self.guess_base, "play card c as Suggestion s: index s*50 + c, s in " + "/".join(SUGGESTIONS)),
+            (
+                "guess",
+                self.guess_base,
+                (n - 1) * NUM_CARDS,
+                "guess that the player r seats to your left holds card c: guess_base + (r-1)*50 + c",
+            ),
+            (
+                "choose",
+                self.choose_base,
+                NUM_CARDS,
+                "add card c of your hand: to Harmony/Agony after a guess, or to Harmony when no one else holds a card",
+            ),
+        ]
+
+    def action_to_string(self, action: int) -> str:
+        if action < self.guess_base:
+            kind, card = divmod(action, NUM_CARDS)
+            return f"play {card_name(card)} as '{SUGGESTION_TEXT[SUGGESTIONS[kind]]}'"
+        if action < self.choose_base:
+            rel, card = divmod(action - self.guess_base, NUM_CARDS)
+            target = (max(self.player, 0) + rel + 1) % self.num_players
+            return f"guess player {target} (+{rel + 1} seats) holds {card_name(card)}"
+        card = action - self.choose_base
+        where = "Agony" if self.phase == CHOOSE_AGONY else "Harmony"
+        return f"add {card_name(card)} to {where}"
+
+    def illegal_reason(self, action: int) -> str:
+        k = self.player
+        if action < self.guess_base:
+            kind, card = divmod(action, NUM_CARDS)
+            if self.phase != TURN:
+                return f"you must {PHASE_NAMES[self.phase]} first"
+            if not (self.hands[k] >> card) & 1:
+                return f"{card_name(card)} is not in your hand"
+            return f"'{SUGGESTION_TEXT[SUGGESTIONS[kind]]}' would not be truthful for your hand"
+        if action < self.choose_base:
+            rel, card = divmod(action - self.guess_base, NUM_CARDS)
+            if self.phase != TURN:
+                return f"you must {PHASE_NAMES[self.phase]} first"
+            if (self.face_up >> card) & 1:
+                return f"{card_name(card)} is face up and cannot be named"
+            return "that player holds no cards"
+        card = action - self.choose_base
+        if not (self.hands[k] >> card) & 1:
+            return f"{card_name(card)} is not in your hand"
+        return "you may add a card only after a guess, or when no other player holds a card"
+
+    def to_string(self, player: int | None = None) -> str:
+        lines = [
+            f"Expressions ({self.num_players} players, {self.config.mode}) — timer {len(self.timer)} left, "
+            f"first player {self.first_player}" + (", final round" if self.final_round else ""),
+            f"Harmony {len(self.harmony)}: " + ", ".join(card_name(c) for c in self.harmony),
+            f"Agony   {len(self.agony)}: " + ", ".join(card_name(c) for c in self.agony),
+        ]
+        for p in range(self.num_players):
+            shown = player is None or player == p
+            hand = ", ".join(card_name(c) for c in _cards(self.hands[p])) if shown else f"{self.hand_counts[p]} cards"
+            sugg = "; ".join(
+                f"{card_name(c)} {SUGGESTIONS[kind]}" for c, (owner, kind) in sorted(self.suggestions.items()) if owner == p
+            )
+            marker = ">" if p == self.player else " "
+            lines.append(f"{marker} player {p}: hand [{hand}]  suggestions [{sugg}]")
+        if self.terminal:
+            lines.append(f"Game over: {'the team wins' if self.team_wins() else 'the team loses'}")
+        else:
+            lines.append(f"player {self.player} to {PHASE_NAMES[self.phase]}")
+        return "\n".join(lines)
+
+    def render_rgb(self) -> np.ndarray:
+        from .render import draw_table
+
+        return draw_table(self)
+
+
+def observation_layout(n: int) -> Layout:
+    """The observation pieces; seat axes are relative to the observer (0 = you, 1 = your left, ...)."""
+    c = NUM_CARDS
+    return Layout(
+        [
+            ("hand", (c,), "your hand (one-hot over the 50 cards, id = color*10 + number-1)"),
+            ("suggestions", (n, len(SUGGESTIONS), c), "Suggestions face up in front of each seat, by kind"),
+            ("harmony", (c,), "cards in Harmony"),
+            ("agony", (c,), "cards in Agony"),
+            ("left_hand", (n, c), "cards seen leaving each seat's hand (played, guessed, added to a pile)"),
+            ("from_timer", (c,), "cards flipped from the Timer Stack"),
+            ("guesses", (n, n, c), "guess history: seat a named card c in seat b's hand"),
+            ("guessed_wrong", (n, c), "card c was wrongly guessed in seat b's hand (b does not hold it)"),
+            ("hand_sizes", (n,), "cards in each seat's hand / cards dealt"),
+            ("timer_left", (1,), "timer cards left / timer cards at set-up"),
+            ("current_player", (n,), "the seat to act (one-hot)"),
+            ("first_player", (n,), "the First Player, who flips the timer after each round (one-hot)"),
+            ("phase", (3,), "turn / choose a card for Harmony / choose a card for Agony"),
+            ("final_round", (1,), "1 in Easy mode's extra round after the last flip"),
+            ("mode", (len(MODES),), "normal / hard / easy (one-hot)"),
+        ]
+    )
+
+
+def state_layout(n: int, obs: Layout) -> Layout:
+    public = [(p.name, p.shape, p.description + " (absolute seats)") for p in obs if p.name != "hand"]
+    return Layout(
+        [
+            ("hands", (n, NUM_CARDS), "every hand"),
+            ("timer_position", (NUM_CARDS,), "depth of each timer card from the top / timer size (0 if not there)"),
+            *public,
+        ]
+    )
+
+
+__all__ = ["CHOOSE_AGONY", "CHOOSE_HARMONY", "TURN", "ConfigError", "Expressions", "ExpressionsConfig"]
