@@ -29,7 +29,7 @@ SPEC = GameSpec(
     players_doc="2–5, all on one team (cooperative). Modes `normal`, `hard` (2 timer cards a round), "
     "`easy` (one more round after the last flip). The first player is random.",
     reward_doc="the same for every player at the end: +1 if Harmony holds more cards than Agony, else −1 "
-    "(`reward=\"score\"`: Harmony − Agony). Zero before the end.",
+    '(`reward="score"`: Harmony − Agony). Zero before the end.',
     invariant_doc="all 50 cards always in exactly one place",
 )
 

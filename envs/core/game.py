@@ -90,7 +90,7 @@ class Game(ABC):
         """(name, first index, count, meaning) of each block of the flat action space, for the docs."""
         return [("action", 0, self.num_actions, "see action_to_string")]
 
-    def check_invariants(self) -> None:
+    def check_invariants(self) -> None:  # noqa: B027 - optional hook, nothing to check by default
         """Raise AssertionError if the state breaks a conservation law (cards, wallets, gems)."""
 
     def render_rgb(self) -> np.ndarray:

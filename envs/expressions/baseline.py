@@ -26,7 +26,7 @@ LOWER = SAME_COLOR & (_NUMBER[None, :] < _NUMBER[:, None])
 class ScriptedExpressionsPolicy:
     """policy(observation, action_mask) -> action, for any seat of a game with `config.num_players`."""
 
-    def __init__(self, config, guess_threshold: float = 0.5):
+    def __init__(self, config, guess_threshold: float = 0.34):
         self.n = config.num_players
         self.layout = observation_layout(self.n)
         self.guess_threshold = guess_threshold
@@ -131,4 +131,3 @@ class ScriptedExpressionsPolicy:
                 support += group / max(int(group.sum()), 1)
         cards = np.flatnonzero(legal)
         return int(cards[np.argmin(support[cards])])
-

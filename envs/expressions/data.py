@@ -55,6 +55,8 @@ def _bits(cards) -> int:
 # Bitmasks over the 50 cards, precomputed once: the rules' "same color" / "same number" / "higher".
 COLOR_BITS = tuple(_bits(c * NUM_NUMBERS + i for i in range(NUM_NUMBERS)) for c in range(NUM_COLORS))
 NUMBER_BITS = tuple(_bits(c * NUM_NUMBERS + i for c in range(NUM_COLORS)) for i in range(NUM_NUMBERS))
-HIGHER_BITS = tuple(_bits(range(card + 1, color_of(card) * NUM_NUMBERS + NUM_NUMBERS)) for card in range(NUM_CARDS))
+HIGHER_BITS = tuple(
+    _bits(range(card + 1, color_of(card) * NUM_NUMBERS + NUM_NUMBERS)) for card in range(NUM_CARDS)
+)
 LOWER_BITS = tuple(_bits(range(color_of(card) * NUM_NUMBERS, card)) for card in range(NUM_CARDS))
 ALL_CARDS_BITS = (1 << NUM_CARDS) - 1

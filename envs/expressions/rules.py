@@ -10,6 +10,7 @@ listed in RULES.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -29,8 +30,6 @@ from .data import (
     MODES,
     MORE,
     NUM_CARDS,
-    NUM_COLORS,
-    NUM_NUMBERS,
     NUMBER_BITS,
     REWARDS,
     SETUP_CHART,
@@ -72,7 +71,9 @@ class Expressions(Game):
     name = "expressions"
     config_class = ExpressionsConfig
 
-    def __init__(self, config: ExpressionsConfig | None = None, rng: np.random.Generator | None = None, **options):
+    def __init__(
+        self, config: ExpressionsConfig | None = None, rng: np.random.Generator | None = None, **options
+    ):
         super().__init__(config, rng, **options)
         cfg = self.config
         n = self.num_players = cfg.num_players
@@ -88,7 +89,10 @@ class Expressions(Game):
         self.observation_layout = observation_layout(n)
         self.state_layout = state_layout(n, self.observation_layout)
         self._rel = [[(k - q) % n for k in range(n)] for q in range(n)]  # _rel[observer][seat]
+        self._observers = np.arange(n)
+        self._seat_from = [np.array([(k - q) % n for q in range(n)]) for k in range(n)]  # [seat][observer]
         self._offsets = {p.name: p.offset for p in self.observation_layout}
+        self._strides = {p.name: p.size // p.shape[0] for p in self.observation_layout}
         self._setup()
 
     # ----- set-up --------------------------------------------------------------------------
@@ -105,6 +109,7 @@ class Expressions(Game):
         self.harmony: list[int] = []
         self.agony: list[int] = []
         self.face_up = 0  # bits of cards in Harmony, Agony or Suggestions (cannot be named)
+        self._can_name = np.ones(NUM_CARDS, dtype=bool)  # the same, as the guess mask wants it
         # public deductions used to resample consistently: cards each seat is known not to hold
         self.ruled_out = [0] * n
         self.first_player = int(rng.integers(n))
@@ -117,6 +122,44 @@ class Expressions(Game):
         self._play_masks: list[np.ndarray | None] = [None] * n
         self._buf = np.zeros((n, self.observation_layout.size), dtype=np.float32)
         self._init_observations()
+
+    def set_deal(
+        self,
+        hands: list[list[int]],
+        timer: list[int],
+        first_player: int = 0,
+        harmony: list[int] = (),
+        agony: list[int] = (),
+    ) -> None:
+        """Start from a chosen table instead of a shuffled deal (tests, puzzles, teaching).
+
+        hands: card ids per seat (any sizes); timer: the Timer Stack from bottom to top; harmony and
+        agony: cards already in those piles (bottom first). Together they must hold all 50 cards once.
+        """
+        cards = [c for hand in hands for c in hand] + list(timer) + list(harmony) + list(agony)
+        if sorted(cards) != list(range(NUM_CARDS)) or len(hands) != self.num_players:
+            raise ConfigError("a deal must place each of the 50 cards once, with one hand per player")
+        if not 0 <= first_player < self.num_players:
+            raise ConfigError(f"first_player must be a seat 0..{self.num_players - 1}")
+        self._setup()
+        self.hands = [sum(1 << c for c in hand) for hand in hands]
+        self.hand_counts = [len(hand) for hand in hands]
+        self.hand_size = max(max(self.hand_counts), 1)
+        self.timer = list(timer)
+        self.initial_timer = max(len(timer), 1)
+        self.first_player = self.player = first_player
+        self._mask_cache = None
+        self._buf[:] = 0.0
+        self._init_observations()
+        self._set_hand_sizes()
+        for card in harmony:
+            self._to_harmony(card)
+        for card in agony:
+            self._to_agony(card)
+
+    def _set_hand_sizes(self) -> None:
+        for p in range(self.num_players):
+            self._set_seat_piece("hand_sizes", p, 0, self.hand_counts[p] / self.hand_size)
 
     def _init_observations(self) -> None:
         n, buf, off = self.num_players, self._buf, self._offsets
@@ -175,8 +218,7 @@ class Expressions(Game):
             mask[: self.guess_base] = self._play_mask(k)
         targets = self._guess_targets(k)
         if targets:
-            can_name = np.ones(NUM_CARDS, dtype=bool)
-            can_name[_cards(self.face_up)] = False
+            can_name = self._can_name
             guesses = mask[self.guess_base : self.choose_base].reshape(self.num_players - 1, NUM_CARDS)
             for r in targets:
                 guesses[r - 1] = can_name
@@ -222,6 +264,7 @@ class Expressions(Game):
         self._leave_hand(k, card)
         self.suggestions[card] = (k, kind)
         self.face_up |= 1 << card
+        self._can_name[card] = False
         self._set_seat_piece("suggestions", k, kind * NUM_CARDS + card, 1.0)
         self.ruled_out[k] |= self._ruled_out_by(card, kind)
         self._discard_irrelevant_suggestions(k)
@@ -372,11 +415,13 @@ class Expressions(Game):
     def _to_harmony(self, card: int) -> None:
         self.harmony.append(card)
         self.face_up |= 1 << card
+        self._can_name[card] = False
         self._buf[:, self._offsets["harmony"] + card] = 1.0
 
     def _to_agony(self, card: int) -> None:
         self.agony.append(card)
         self.face_up |= 1 << card
+        self._can_name[card] = False
         self._buf[:, self._offsets["agony"] + card] = 1.0
 
     def _move_top(self, source: list[int], target: list[int], source_piece: str, target_piece: str) -> None:
@@ -389,10 +434,8 @@ class Expressions(Game):
     def _set_seat_piece(self, piece: str, seat: int, index: int, value: float) -> None:
         """Set entry [seat relative to each observer, index] of a per-seat piece, for every observer."""
         base = self._offsets[piece]
-        stride = self.observation_layout[piece].size // self.num_players
-        buf = self._buf
-        for q, rel in enumerate(self._rel):
-            buf[q, base + rel[seat] * stride + index] = value
+        stride = self._strides[piece]
+        self._buf[self._observers, base + self._seat_from[seat] * stride + index] = value
 
     def _set_pair_piece(self, piece: str, seat_a: int, seat_b: int, card: int) -> None:
         base, n = self._offsets[piece], self.num_players
@@ -405,8 +448,7 @@ class Expressions(Game):
         buf[:, off["phase"] : off["phase"] + 3] = 0.0
         if self.terminal:
             return
-        for q in range(n):
-            buf[q, off["current_player"] + self._rel[q][self.player]] = 1.0
+        buf[self._observers, off["current_player"] + self._seat_from[self.player]] = 1.0
         buf[:, off["phase"] + self.phase] = 1.0
 
     # ----- hidden information ----------------------------------------------------------------
@@ -516,7 +558,13 @@ class Expressions(Game):
     # ----- checks and text -------------------------------------------------------------------
     def check_invariants(self) -> None:
         """All 50 cards are always in exactly one place: a hand, a Suggestion, Harmony, Agony, the timer."""
-        places = [*(_cards(h) for h in self.hands), list(self.suggestions), self.harmony, self.agony, self.timer]
+        places = [
+            *(_cards(h) for h in self.hands),
+            list(self.suggestions),
+            self.harmony,
+            self.agony,
+            self.timer,
+        ]
         seen = [c for place in places for c in place]
         assert sorted(seen) == list(range(NUM_CARDS)), "a card is missing or in two places"
         assert self.hand_counts == [h.bit_count() for h in self.hands], "hand counts drifted"
@@ -529,7 +577,12 @@ class Expressions(Game):
     def action_groups(self) -> list[tuple[str, int, int, str]]:
         n = self.num_players
         return [
-            ("play", 0, self.guess_base, "play card c as Suggestion s: index s*50 + c, s in " + "/".join(SUGGESTIONS)),
+            (
+                "play",
+                0,
+                self.guess_base,
+                "play card c as Suggestion s: index s*50 + c, s in " + "/".join(SUGGESTIONS),
+            ),
             (
                 "guess",
                 self.guess_base,
@@ -586,9 +639,15 @@ class Expressions(Game):
         ]
         for p in range(self.num_players):
             shown = player is None or player == p
-            hand = ", ".join(card_name(c) for c in _cards(self.hands[p])) if shown else f"{self.hand_counts[p]} cards"
+            hand = (
+                ", ".join(card_name(c) for c in _cards(self.hands[p]))
+                if shown
+                else f"{self.hand_counts[p]} cards"
+            )
             sugg = "; ".join(
-                f"{card_name(c)} {SUGGESTIONS[kind]}" for c, (owner, kind) in sorted(self.suggestions.items()) if owner == p
+                f"{card_name(c)} {SUGGESTIONS[kind]}"
+                for c, (owner, kind) in sorted(self.suggestions.items())
+                if owner == p
             )
             marker = ">" if p == self.player else " "
             lines.append(f"{marker} player {p}: hand [{hand}]  suggestions [{sugg}]")
@@ -604,6 +663,7 @@ class Expressions(Game):
         return draw_table(self)
 
 
+@cache
 def observation_layout(n: int) -> Layout:
     """The observation pieces; seat axes are relative to the observer (0 = you, 1 = your left, ...)."""
     c = NUM_CARDS
@@ -628,12 +688,17 @@ def observation_layout(n: int) -> Layout:
     )
 
 
+@cache
 def state_layout(n: int, obs: Layout) -> Layout:
     public = [(p.name, p.shape, p.description + " (absolute seats)") for p in obs if p.name != "hand"]
     return Layout(
         [
             ("hands", (n, NUM_CARDS), "every hand"),
-            ("timer_position", (NUM_CARDS,), "depth of each timer card from the top / timer size (0 if not there)"),
+            (
+                "timer_position",
+                (NUM_CARDS,),
+                "depth of each timer card from the top / timer size (0 if not there)",
+            ),
             *public,
         ]
     )

@@ -66,9 +66,9 @@ def test_no_observation_leaks_hidden_information(case):
     samples = changed = 0
     for g_index in range(12):
         game = spec.new_game(np.random.default_rng(100 + g_index), **cfg)
-        states = []
+        states: list = []
         random_playthrough(
-            game, rng, on_state=lambda g: states.append(g.clone()) if rng.random() < 0.15 else None
+            game, rng, on_state=lambda g, kept=states: kept.append(g.clone()) if rng.random() < 0.15 else None
         )
         states.append(game.clone())
         for state in states:

@@ -1,0 +1,73 @@
+"""Shared measuring helpers for the benchmark scripts (they print numbers; they assert nothing)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+
+def wilson_interval(successes: float, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval for a binomial proportion."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def rate(successes: float, trials: int) -> str:
+    low, high = wilson_interval(successes, trials)
+    return f"{successes / max(trials, 1):.3f} [{low:.3f}, {high:.3f}] over {trials}"
+
+
+def decisions_per_second(play_one: Callable[[int], int], min_seconds: float = 3.0) -> float:
+    """Run play_one(seed) -> decisions until min_seconds pass; return decisions per second."""
+    decisions, seed = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < min_seconds:
+        decisions += play_one(seed)
+        seed += 1
+    return decisions / (time.perf_counter() - start)
+
+
+def aec_random_play(make_env) -> Callable[[int], int]:
+    """A seeded random-play episode through any PettingZoo AEC env using its action masks."""
+    env = make_env()
+    rng = np.random.default_rng(0)
+
+    def play(seed: int) -> int:
+        env.reset(seed=seed)
+        decisions = 0
+        for _agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+        return decisions
+
+    return play
+
+
+def engine_random_play(spec, config: dict) -> Callable[[int], int]:
+    """A seeded random-play game on the raw engine, building the mover's observation each decision."""
+    rng = np.random.default_rng(0)
+
+    def play(seed: int) -> int:
+        game = spec.new_game(np.random.default_rng(seed), **config)
+        decisions = 0
+        while not game.is_terminal():
+            game.observation(game.current_player())
+            legal = np.flatnonzero(game.legal_action_mask())
+            game.apply_action(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+        return decisions
+
+    return play
