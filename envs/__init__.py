@@ -13,6 +13,7 @@ import gymnasium
 # the registered games (module name -> title), in the order the README lists them
 GAMES: dict[str, str] = {
     "expressions": "Expressions",
+    "exposaurus": "Exposaurus",
 }
 
 

@@ -1,0 +1,157 @@
+"""Exposaurus data: the designed 64-tile table, fossils, colours, gems and set-up numbers.
+
+The published tile distribution is not public; this table is OUR design (see RULES.md): 60 fossil
+tiles (cheap fossils common, expensive ones rare; expensive fossils carry more semicircles) and the
+4 gem tiles; the six numbered starting tiles are the six skulls with two semicircles. Each colour
+(red, green, blue, yellow) appears on 30 or 31 tile edges. Edges are listed clockwise from the top
+(north, east, south, west) for the tile as printed (rotation 0); "-" is an edge without a semicircle.
+The table was drawn once from a seeded generator and is stored here as plain data.
+"""
+
+from __future__ import annotations
+
+# fossil kinds: the six fossils, then the two kinds of gem tile (no fossil)
+KINDS = ("egg", "skull", "skeleton", "bone", "claw", "footprint", "gem", "gem_yellow")
+NUM_KINDS = len(KINDS)
+NUM_FOSSILS = 6  # kinds 0..5 are fossils and form groups in the museum; gem tiles do not
+GEM_TILE, YELLOW_GEM_TILE = 6, 7
+# scientists needed without / with the paleontologist (rulebook's fossil table); None: not allowed
+FOSSIL_COST = {"egg": 1, "skull": 2, "skeleton": 3, "bone": 4, "claw": 5, "footprint": 6}
+PALEONTOLOGIST_COST = {"bone": 2, "claw": 3, "footprint": 4}
+PALEONTOLOGIST_DISCOUNT = 2
+SCIENTIST_ON_TILE_DISCOUNT = 1
+
+# semicircle colours on tile edges; code 0 is "no semicircle"
+EDGE_COLOURS = ("-", "R", "G", "B", "Y")
+EDGE_NAMES = ("none", "red", "green", "blue", "yellow")
+YELLOW = 4
+# gem colours (index = edge colour code - 1 for red, green, blue)
+GEM_COLOURS = ("red", "green", "blue")
+NUM_GEM_COLOURS = 3
+GEMS_PER_COLOUR = {2: 6, 3: 9, 4: 12}  # 18 / 27 / 36 gems in play
+
+SCIENTISTS = 10
+MUSEUM_LIMIT = 4  # the museum's dino tiles fit in a 4x4 box
+END_TILES = 16  # the 16th tile in a museum ends the game
+CLAIM_DISC_POINTS = 2
+PALEONTOLOGIST_POINTS = 3
+SCIENTIST_POINTS = 1
+DIE_SIDES = 6
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+REWARDS = ("rank", "margin")
+
+# (id, kind, cost in scientists, edges N E S W, starting-tile number or 0)
+TILES = (
+    (0, "egg", 1, "B---", 0),
+    (1, "egg", 1, "R---", 0),
+    (2, "egg", 1, "Y---", 0),
+    (3, "egg", 1, "Y---", 0),
+    (4, "egg", 1, "B---", 0),
+    (5, "egg", 1, "G---", 0),
+    (6, "egg", 1, "Y---", 0),
+    (7, "egg", 1, "B---", 0),
+    (8, "egg", 1, "Y---", 0),
+    (9, "egg", 1, "R---", 0),
+    (10, "egg", 1, "R---", 0),
+    (11, "egg", 1, "G---", 0),
+    (12, "egg", 1, "B---", 0),
+    (13, "egg", 1, "Y---", 0),
+    (14, "skull", 2, "BY--", 1),
+    (15, "skull", 2, "BG--", 2),
+    (16, "skull", 2, "G-B-", 3),
+    (17, "skull", 2, "RR--", 4),
+    (18, "skull", 2, "YR--", 5),
+    (19, "skull", 2, "BG--", 6),
+    (20, "skull", 2, "R---", 0),
+    (21, "skull", 2, "R---", 0),
+    (22, "skull", 2, "B---", 0),
+    (23, "skull", 2, "Y---", 0),
+    (24, "skull", 2, "B---", 0),
+    (25, "skull", 2, "B---", 0),
+    (26, "skull", 2, "Y---", 0),
+    (27, "skeleton", 3, "Y-G-", 0),
+    (28, "skeleton", 3, "GR--", 0),
+    (29, "skeleton", 3, "R-B-", 0),
+    (30, "skeleton", 3, "Y-G-", 0),
+    (31, "skeleton", 3, "G-Y-", 0),
+    (32, "skeleton", 3, "G-G-", 0),
+    (33, "skeleton", 3, "RB--", 0),
+    (34, "skeleton", 3, "B-R-", 0),
+    (35, "skeleton", 3, "R-G-", 0),
+    (36, "skeleton", 3, "G-Y-", 0),
+    (37, "skeleton", 3, "R-G-", 0),
+    (38, "bone", 4, "G-B-", 0),
+    (39, "bone", 4, "B-Y-", 0),
+    (40, "bone", 4, "GG--", 0),
+    (41, "bone", 4, "Y-R-", 0),
+    (42, "bone", 4, "RYG-", 0),
+    (43, "bone", 4, "BYB-", 0),
+    (44, "bone", 4, "BBG-", 0),
+    (45, "bone", 4, "RBR-", 0),
+    (46, "bone", 4, "RBB-", 0),
+    (47, "claw", 5, "GGG-", 0),
+    (48, "claw", 5, "YBY-", 0),
+    (49, "claw", 5, "RGY-", 0),
+    (50, "claw", 5, "YYB-", 0),
+    (51, "claw", 5, "RRR-", 0),
+    (52, "claw", 5, "RGR-", 0),
+    (53, "claw", 5, "BBY-", 0),
+    (54, "footprint", 6, "YRG-", 0),
+    (55, "footprint", 6, "YYR-", 0),
+    (56, "footprint", 6, "YYY-", 0),
+    (57, "footprint", 6, "RGGR", 0),
+    (58, "footprint", 6, "RBBY", 0),
+    (59, "footprint", 6, "BGGG", 0),
+    (60, "gem", 2, "R---", 0),
+    (61, "gem", 2, "G---", 0),
+    (62, "gem", 2, "B---", 0),
+    (63, "gem_yellow", 3, "----", 0),
+)
+NUM_TILES = len(TILES)
+
+TILE_KIND = tuple(KINDS.index(row[1]) for row in TILES)
+TILE_COST = tuple(row[2] for row in TILES)
+TILE_EDGES = tuple(tuple(EDGE_COLOURS.index(ch) for ch in row[3]) for row in TILES)
+TILE_START = tuple(row[4] for row in TILES)
+STARTING_TILES = tuple(row[0] for row in TILES if row[4])
+
+
+def paleontologist_allowed(tile: int) -> bool:
+    return KINDS[TILE_KIND[tile]] in PALEONTOLOGIST_COST
+
+
+def rotated_edges(tile: int, rotation: int) -> tuple[int, int, int, int]:
+    """The edge colours (N, E, S, W) of `tile` turned clockwise by `rotation` quarter turns."""
+    e = TILE_EDGES[tile]
+    r = rotation % 4
+    return (e[-r % 4], e[(1 - r) % 4], e[(2 - r) % 4], e[(3 - r) % 4])
+
+
+def tile_name(tile: int) -> str:
+    kind = KINDS[TILE_KIND[tile]]
+    start = f" #{TILE_START[tile]}" if TILE_START[tile] else ""
+    return f"t{tile}:{kind}{start}[{TILES[tile][3]}]"
+
+
+def tile_table_markdown() -> str:
+    """The tile table for RULES.md, generated from TILES (python -m envs.exposaurus.rules_doc)."""
+    lines = [
+        "| id | fossil | cost | with paleontologist | edges N E S W | starting tile |",
+        "|---|---|---|---|---|---|",
+    ]
+    for tid, kind, cost, edges, start in TILES:
+        paleo = PALEONTOLOGIST_COST.get(kind, "-")
+        lines.append(f"| {tid} | {kind} | {cost} | {paleo} | `{edges}` | {start or ''} |")
+    return "\n".join(lines)
+
+
+def _check_table() -> None:
+    assert NUM_TILES == 64 and [row[0] for row in TILES] == list(range(64))
+    for _, kind, cost, edges, _start in TILES:
+        assert len(edges) == 4 and set(edges) <= set(EDGE_COLOURS)
+        if kind in FOSSIL_COST:
+            assert cost == FOSSIL_COST[kind] and 1 <= sum(ch != "-" for ch in edges) <= 4
+    assert sorted(TILE_START[t] for t in STARTING_TILES) == [1, 2, 3, 4, 5, 6]
+
+
+_check_table()

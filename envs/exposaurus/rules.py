@@ -1,0 +1,1114 @@
+"""Exposaurus, the fossil-museum building game, as a pure engine.
+
+The rulebook's order: set-up (starting tiles, the display, the stock, gems 18/27/36); a move is
+(die: remove a displayed tile, variant) -> (recruitment, optional) -> expedition: any number of
+Discoveries, then one Excavation (pay scientists, place the tile in the museum, take gems for closed
+circles) or Quit. The game ends after the 16th museum tile or the last gem (each other player has one
+more move), or at once after a full round of quitting. Scoring matches each gem colour to a distinct
+group of adjoining identical fossils, the best assignment computed exactly. Readings of what the text
+leaves open are marked "Reading" and listed in RULES.md.
+
+Every decision is one AEC step over one flat action space (see `action_groups`). The public part of
+the table is kept in one float32 vector in absolute seats, updated as the game changes; observations
+are a fixed index permutation of it (seats relative to the observer) and `check_invariants` proves it
+equal to a vector rebuilt from scratch.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.core import ConfigError, Game, Layout
+from envs.core.config import require_choice, require_range
+
+from .data import (
+    CLAIM_DISC_POINTS,
+    DIE_SIDES,
+    EDGE_COLOURS,
+    END_TILES,
+    GEM_COLOURS,
+    GEMS_PER_COLOUR,
+    KINDS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MUSEUM_LIMIT,
+    NUM_FOSSILS,
+    NUM_GEM_COLOURS,
+    NUM_KINDS,
+    NUM_TILES,
+    PALEONTOLOGIST_DISCOUNT,
+    PALEONTOLOGIST_POINTS,
+    REWARDS,
+    SCIENTIST_ON_TILE_DISCOUNT,
+    SCIENTISTS,
+    STARTING_TILES,
+    TILE_COST,
+    TILE_EDGES,
+    TILE_KIND,
+    TILE_START,
+    YELLOW,
+    YELLOW_GEM_TILE,
+    paleontologist_allowed,
+    rotated_edges,
+    tile_name,
+)
+
+# ----- phases of a decision ------------------------------------------------------------------
+DIE, RECRUIT, EXPEDITION, PLACE, GEM, OVER = range(6)
+PHASE_NAMES = ("die", "recruitment", "expedition", "placement", "gem choice", "over")
+NUM_PHASES = 5
+
+# where a tile is
+W_STOCK, W_DISPLAY, W_HAND, W_BOX, W_MUSEUM = range(5)
+WHERE_NAMES = ("stock", "display", "being placed", "box", "museum")
+# what lies on a displayed tile
+M_NONE, M_SCIENTIST, M_DISC = 0, 1, 2
+# claim disc status
+DISC_UNUSED, DISC_ON_TILE, DISC_SPENT = 0, 1, 2
+
+# ----- the museum grid: 7x7 cells, the starting tile in the centre; any 4x4 box around it fits ----
+SIDE = 2 * MUSEUM_LIMIT - 1
+CELLS = SIDE * SIDE
+CENTRE = (SIDE // 2) * SIDE + SIDE // 2
+DR = (-1, 0, 1, 0)  # north, east, south, west
+DC = (0, 1, 0, -1)
+NEIGHBOURS = tuple(
+    tuple(
+        (d, (r + DR[d]) * SIDE + c + DC[d])
+        for d in range(4)
+        if 0 <= r + DR[d] < SIDE and 0 <= c + DC[d] < SIDE
+    )
+    for r in range(SIDE)
+    for c in range(SIDE)
+)
+
+# ----- the flat action space -------------------------------------------------------------------
+A_DIE_REMOVE = 0  # + tile: remove that displayed tile (die variant)
+A_DIE_KEEP = A_DIE_REMOVE + NUM_TILES  # remove nothing
+A_RECRUIT = A_DIE_KEEP + 1
+A_NO_RECRUIT = A_RECRUIT + 1
+A_DISCOVER = A_NO_RECRUIT + 1  # turn a stock tile up, put a scientist on it
+A_DISCOVER_DISC = A_DISCOVER + 1  # ... put the claim disc on it
+A_EXCAVATE = A_DISCOVER_DISC + 1  # + tile
+A_EXCAVATE_PALEO = A_EXCAVATE + NUM_TILES  # + tile, with the paleontologist
+A_QUIT = A_EXCAVATE_PALEO + NUM_TILES
+A_PLACE = A_QUIT + 1  # + cell * 4 + rotation
+A_GEM = A_PLACE + CELLS * 4  # + colour (red, green, blue): the gem of a yellow circle
+NUM_ACTIONS = A_GEM + NUM_GEM_COLOURS
+
+SEAT_INFO = (
+    "scientists in the base camp",
+    "scientists on the museum tile",
+    "scientists on displayed tiles",
+    "scientists in the national museum",
+    "red gems",
+    "green gems",
+    "blue gems",
+    "paleontologist unused",
+    "claim disc unused",
+    "claim disc on a displayed tile",
+    "claim disc spent",
+    "dino tiles in the museum",
+    "score if the game ended now",
+)
+SEAT_SCALE = (10, 10, 10, 10, 12, 12, 12, 1, 1, 1, 1, 16, 100)
+NUM_SEAT_INFO = len(SEAT_INFO)
+GRID_CHANNELS = NUM_KINDS + 4 * 4  # kind one-hot, then per side (N, E, S, W) the colour R, G, B, Y
+MISC = (
+    "yellow-circle gems still to choose",
+    "the end is triggered (final round)",
+    "moves left in the final round / players",
+    "quitting moves in a row / players",
+    "discoveries made this move / 10",
+)
+
+
+@dataclass(frozen=True)
+class ExposaurusConfig:
+    num_players: int = 4
+    die: bool | None = None  # the die variant; None: on for 2 players, off otherwise
+    reward: str = "rank"  # rank: winner +1, others -1 (ties split); margin: score - mean of the others
+
+    def validate(self) -> None:
+        require_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        if self.die is not None and not isinstance(self.die, bool):
+            raise ConfigError(f"die must be True, False or None, got {self.die!r}")
+        require_choice("reward", self.reward, REWARDS)
+
+    @property
+    def die_variant(self) -> bool:
+        return self.num_players == 2 if self.die is None else self.die
+
+
+def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None]]:
+    """(name, shape, description, seat axis) of the public vector."""
+    return [
+        (
+            "tile_where",
+            (NUM_TILES, 4),
+            "per tile id: face down in the stock (unseen) / in the display / "
+            "being placed / removed to the box (museum tiles: see tile_museum)",
+            None,
+        ),
+        ("tile_museum", (NUM_TILES, n), "per tile id: in the museum of seat s", 1),
+        (
+            "tile_marker",
+            (NUM_TILES, 2, n),
+            "per displayed tile: a scientist / the claim disc of seat s on it",
+            2,
+        ),
+        (
+            "museum",
+            (n, SIDE, SIDE, GRID_CHANNELS),
+            f"each seat's museum on a {SIDE}x{SIDE} grid, starting tile "
+            f"in the centre: kind one-hot ({', '.join(KINDS)}), then per side N,E,S,W the semicircle colour "
+            "R,G,B,Y as placed (rotation applied)",
+            0,
+        ),
+        (
+            "seat_info",
+            (n, NUM_SEAT_INFO),
+            "per seat: "
+            + "; ".join(
+                f"{name}/{scale}" if scale != 1 else name for name, scale in zip(SEAT_INFO, SEAT_SCALE)
+            ),
+            0,
+        ),
+        (
+            "gem_supply",
+            (NUM_GEM_COLOURS,),
+            "gems of each colour (red, green, blue) left in the supply / 12",
+            None,
+        ),
+        (
+            "stock",
+            (1 + NUM_KINDS,),
+            "tiles left in the stock / 64, then the unseen tiles of each kind "
+            "(" + ", ".join(KINDS) + ") / 16",
+            None,
+        ),
+        (
+            "in_hand",
+            (GRID_CHANNELS,),
+            "the excavated tile waiting to be placed (placement decision): kind one-hot, then per side "
+            "N,E,S,W its semicircle colour R,G,B,Y at rotation 0",
+            None,
+        ),
+        ("to_move", (n,), "the seat to decide now", 0),
+        ("phase", (NUM_PHASES,), "decision: " + ", ".join(PHASE_NAMES[:NUM_PHASES]), None),
+        ("die_roll", (DIE_SIDES,), "the die just rolled (1..6), during the die decision", None),
+        ("misc", (len(MISC),), "; ".join(MISC), None),
+    ]
+
+
+_LAYOUTS: dict[int, tuple] = {}
+
+
+def _layouts(n: int):
+    """(observation layout, state layout, per-seat index permutations), built once per player count."""
+    if n not in _LAYOUTS:
+        pieces = _pieces(n)
+        obs = Layout([(name, shape, desc) for name, shape, desc, _ in pieces])
+        state = Layout(
+            [(name, shape, desc.replace("seat s", "absolute seat s")) for name, shape, desc, _ in pieces]
+            + [("stock_order", (NUM_TILES,), "the stock from the top: tile id + 1 (0 = empty); hidden")]
+        )
+        index = np.arange(obs.size)
+        perms = []
+        for p in range(n):
+            parts = []
+            for (_name, shape, _desc, axis), piece in zip(pieces, obs):
+                block = index[piece.slice].reshape(shape)
+                if axis is not None:
+                    block = np.roll(block, -p, axis=axis)
+                parts.append(block.reshape(-1))
+            perms.append(np.concatenate(parts))
+        offsets = {piece.name: piece.offset for piece in obs}
+        _LAYOUTS[n] = (obs, state, perms, offsets)
+    return _LAYOUTS[n]
+
+
+def best_assignment(gems: list[int], sizes: list[int]) -> int:
+    """Points of the best matching of gem colours to distinct groups: gems x group size summed.
+
+    Exact by the rearrangement inequality: pairing the largest gem count with the largest group, the
+    second with the second, ... maximises a sum of products of non-negative numbers over all
+    injective assignments (tests check it against brute force).
+    """
+    g = sorted(gems, reverse=True)
+    s = sorted(sizes, reverse=True)
+    return sum(a * b for a, b in zip(g, s))
+
+
+def fossil_groups(kinds_by_cell: dict[int, int]) -> list[tuple[int, int]]:
+    """(kind, size) of every group of orthogonally adjoining tiles with the same fossil."""
+    seen = set()
+    groups = []
+    for cell, kind in kinds_by_cell.items():
+        if cell in seen or kind >= NUM_FOSSILS:
+            continue
+        seen.add(cell)
+        stack, size = [cell], 0
+        while stack:
+            here = stack.pop()
+            size += 1
+            for _d, nb in NEIGHBOURS[here]:
+                if nb not in seen and kinds_by_cell.get(nb, -1) == kind:
+                    seen.add(nb)
+                    stack.append(nb)
+        groups.append((kind, size))
+    return groups
+
+
+class Exposaurus(Game):
+    name = "exposaurus"
+    config_class = ExposaurusConfig
+
+    def __init__(
+        self, config: ExposaurusConfig | None = None, rng: np.random.Generator | None = None, **options
+    ):
+        super().__init__(config, rng, **options)
+        cfg = self.config
+        n = self.num_players = cfg.num_players
+        self.die_variant = cfg.die_variant
+        self.num_actions = NUM_ACTIONS
+        self.observation_layout, self.state_layout, self._perms, off = _layouts(n)
+        self._o_where = off["tile_where"]
+        self._o_tmus = off["tile_museum"]
+        self._o_mark = off["tile_marker"]
+        self._o_mus = off["museum"]
+        self._o_seat = off["seat_info"]
+        self._o_gems = off["gem_supply"]
+        self._o_stock = off["stock"]
+        self._o_hand = off["in_hand"]
+        self._o_move = off["to_move"]
+        self._o_phase = off["phase"]
+        self._o_die = off["die_roll"]
+        self._o_misc = off["misc"]
+        self._pub = np.zeros(self.observation_layout.size, dtype=np.float32)
+        self._setup()
+
+    # ================================================================ set-up
+    def _setup(self) -> None:
+        n, rng = self.num_players, self.rng
+        self.where = [W_STOCK] * NUM_TILES
+        self.owner = [-1] * NUM_TILES
+        self.marker = [M_NONE] * NUM_TILES
+        self.marker_owner = [-1] * NUM_TILES
+        self.display: list[int] = []
+        self.grid = [[-1] * CELLS for _ in range(n)]
+        self.rotation = [[0] * CELLS for _ in range(n)]
+        self.cell_edges = [[None] * CELLS for _ in range(n)]
+        self.tiles_of = [[] for _ in range(n)]  # museum cells in placement order
+        self.box = [[0, 0, 0, 0] for _ in range(n)]  # rmin, rmax, cmin, cmax
+        self.camp = [SCIENTISTS] * n
+        self.museum_sci = [0] * n
+        self.field_sci = [0] * n
+        self.national = [0] * n
+        self.gems = [[0] * NUM_GEM_COLOURS for _ in range(n)]
+        self.supply = [GEMS_PER_COLOUR[n]] * NUM_GEM_COLOURS
+        self.paleo = [True] * n
+        self.disc = [DISC_UNUSED] * n
+        self.group_points = [0] * n
+        self.group_sizes = [[] for _ in range(n)]
+        self.unseen = [0] * NUM_KINDS
+        for t in range(NUM_TILES):
+            self.unseen[TILE_KIND[t]] += 1
+        # each player blindly draws one of the 6 starting tiles; the rest join the stock
+        starts = [int(t) for t in rng.permutation(STARTING_TILES)]
+        self.start_tile = starts[:n]
+        self.stock = [t for t in range(NUM_TILES) if t not in self.start_tile]
+        rng.shuffle(self.stock)
+        self.stock = [int(t) for t in self.stock]
+        self.phase = EXPEDITION
+        self.player = 0
+        self.die_value = 0
+        self.pending = -1
+        self.yellow = 0
+        self.discoveries = 0
+        self.acted = False
+        self.end_triggered = False
+        self.final_left = 0
+        self.quits = 0
+        self.winners: list[int] = []
+        pub = self._pub
+        for t in range(NUM_TILES):
+            pub[self._o_where + 4 * t + W_STOCK] = 1.0
+        for p, t in enumerate(self.start_tile):
+            self._reveal(t)
+            self._put_in_museum(p, t, CENTRE, 0)
+        # as many tiles as players, face up in the middle
+        for _ in range(n):
+            self._turn_up_from_stock()
+        for p in range(n):
+            self._sync_seat(p)
+        self._sync_supply()
+        # the highest starting tile begins
+        self.player = max(range(n), key=lambda p: TILE_START[self.start_tile[p]])
+        self._start_move()
+
+    # ================================================================ public-vector helpers
+    def _set_where(self, t: int, where: int) -> None:
+        pub, base = self._pub, self._o_where + 4 * t
+        pub[base : base + 4] = 0.0
+        self.where[t] = where
+        if where != W_MUSEUM:
+            pub[base + where] = 1.0
+
+    def _set_marker(self, t: int, kind: int, owner: int) -> None:
+        n, pub = self.num_players, self._pub
+        old = self.marker[t]
+        if old != M_NONE:
+            pub[self._o_mark + t * 2 * n + (old - 1) * n + self.marker_owner[t]] = 0.0
+        self.marker[t] = kind
+        self.marker_owner[t] = owner if kind != M_NONE else -1
+        if kind != M_NONE:
+            pub[self._o_mark + t * 2 * n + (kind - 1) * n + owner] = 1.0
+
+    def _show_in_hand(self, t: int, value: float) -> None:
+        pub, base = self._pub, self._o_hand
+        pub[base + TILE_KIND[t]] = value
+        for d, colour in enumerate(TILE_EDGES[t]):
+            if colour:
+                pub[base + NUM_KINDS + 4 * d + colour - 1] = value
+
+    def _reveal(self, t: int) -> None:
+        self.unseen[TILE_KIND[t]] -= 1
+
+    def _sync_seat(self, p: int) -> None:
+        base = self._o_seat + p * NUM_SEAT_INFO
+        g = self.gems[p]
+        disc = self.disc[p]
+        self._pub[base : base + NUM_SEAT_INFO] = (
+            self.camp[p] / 10,
+            self.museum_sci[p] / 10,
+            self.field_sci[p] / 10,
+            self.national[p] / 10,
+            g[0] / 12,
+            g[1] / 12,
+            g[2] / 12,
+            float(self.paleo[p]),
+            float(disc == DISC_UNUSED),
+            float(disc == DISC_ON_TILE),
+            float(disc == DISC_SPENT),
+            len(self.tiles_of[p]) / 16,
+            self.score(p) / 100,
+        )
+
+    def _sync_supply(self) -> None:
+        pub = self._pub
+        s = self.supply
+        pub[self._o_gems : self._o_gems + 3] = (s[0] / 12, s[1] / 12, s[2] / 12)
+        o = self._o_stock
+        pub[o] = len(self.stock) / 64
+        pub[o + 1 : o + 1 + NUM_KINDS] = [u / 16 for u in self.unseen]
+
+    def _sync_turn(self) -> None:
+        """to_move, phase, die_roll and misc: the last pieces of the vector, written at once."""
+        n, phase = self.num_players, self.phase
+        tail = [0.0] * (n + NUM_PHASES + DIE_SIDES)
+        if phase != OVER:
+            tail[self.player] = 1.0
+            tail[n + phase] = 1.0
+        if phase == DIE:
+            tail[n + NUM_PHASES + self.die_value - 1] = 1.0
+        tail += (
+            self.yellow,
+            float(self.end_triggered),
+            self.final_left / n,
+            self.quits / n,
+            self.discoveries / 10,
+        )
+        self._pub[self._o_move :] = tail
+
+    def _public_from_scratch(self) -> np.ndarray:
+        """The public vector rebuilt from the engine's state (check_invariants compares it)."""
+        n = self.num_players
+        v = self.observation_layout.views(np.zeros(self.observation_layout.size, dtype=np.float32))
+        for t in range(NUM_TILES):
+            if self.where[t] == W_MUSEUM:
+                v["tile_museum"][t, self.owner[t]] = 1
+            else:
+                v["tile_where"][t, self.where[t]] = 1
+            if self.marker[t] != M_NONE:
+                v["tile_marker"][t, self.marker[t] - 1, self.marker_owner[t]] = 1
+        for p in range(n):
+            for cell in self.tiles_of[p]:
+                t = self.grid[p][cell]
+                r, c = divmod(cell, SIDE)
+                v["museum"][p, r, c, TILE_KIND[t]] = 1
+                for d, colour in enumerate(rotated_edges(t, self.rotation[p][cell])):
+                    if colour:
+                        v["museum"][p, r, c, NUM_KINDS + 4 * d + colour - 1] = 1
+            disc = self.disc[p]
+            v["seat_info"][p] = np.array(
+                [
+                    self.camp[p],
+                    self.museum_sci[p],
+                    self.field_sci[p],
+                    self.national[p],
+                    *self.gems[p],
+                    self.paleo[p],
+                    disc == DISC_UNUSED,
+                    disc == DISC_ON_TILE,
+                    disc == DISC_SPENT,
+                    len(self.tiles_of[p]),
+                    self.score(p),
+                ],
+                dtype=np.float64,
+            ) / np.array(SEAT_SCALE)
+        v["gem_supply"][:] = np.array(self.supply) / 12
+        v["stock"][0] = len(self.stock) / 64
+        v["stock"][1:] = np.array(self.unseen) / 16
+        if self.pending >= 0:
+            v["in_hand"][TILE_KIND[self.pending]] = 1
+            for d, colour in enumerate(TILE_EDGES[self.pending]):
+                if colour:
+                    v["in_hand"][NUM_KINDS + 4 * d + colour - 1] = 1
+        if self.phase != OVER:
+            v["to_move"][self.player] = 1
+            v["phase"][self.phase] = 1
+        if self.phase == DIE:
+            v["die_roll"][self.die_value - 1] = 1
+        v["misc"][:] = (
+            self.yellow,
+            self.end_triggered,
+            self.final_left / n,
+            self.quits / n,
+            self.discoveries / 10,
+        )
+        return np.concatenate([v[p.name].reshape(-1) for p in self.observation_layout])
+
+    # ================================================================ the museum
+    def _put_in_museum(self, p: int, t: int, cell: int, rot: int) -> list[int]:
+        """Place tile t in p's museum; return the colours of the circles it closes (edge codes)."""
+        self.grid[p][cell] = t
+        self.rotation[p][cell] = rot
+        edges = rotated_edges(t, rot)
+        self.cell_edges[p][cell] = edges
+        self.tiles_of[p].append(cell)
+        self.owner[t] = p
+        self._set_where(t, W_MUSEUM)
+        pub = self._pub
+        pub[self._o_tmus + t * self.num_players + p] = 1.0
+        base = self._o_mus + (p * CELLS + cell) * GRID_CHANNELS
+        pub[base + TILE_KIND[t]] = 1.0
+        for d in range(4):
+            if edges[d]:
+                pub[base + NUM_KINDS + 4 * d + edges[d] - 1] = 1.0
+        r, c = divmod(cell, SIDE)
+        box = self.box[p]
+        if len(self.tiles_of[p]) == 1:
+            box[:] = [r, r, c, c]
+        else:
+            box[0], box[1] = min(box[0], r), max(box[1], r)
+            box[2], box[3] = min(box[2], c), max(box[3], c)
+        circles = []
+        grid_edges = self.cell_edges[p]
+        for d, nb in NEIGHBOURS[cell]:
+            other = grid_edges[nb]
+            if other is not None and edges[d] and edges[d] == other[(d + 2) % 4]:
+                circles.append(edges[d])
+        self._update_groups(p)
+        return circles
+
+    def _update_groups(self, p: int) -> None:
+        """Recount p's fossil groups (after a placement) and the gem-group points."""
+        grid = self.grid[p]
+        kinds = {cell: TILE_KIND[grid[cell]] for cell in self.tiles_of[p]}
+        self.group_sizes[p] = [size for _kind, size in fossil_groups(kinds)]
+        self._update_points(p)
+
+    def _update_points(self, p: int) -> None:
+        """The best gem-colour-to-group points (after new gems)."""
+        self.group_points[p] = best_assignment(self.gems[p], self.group_sizes[p])
+
+    def placement_ok(self, p: int, cell: int) -> bool:
+        """An empty cell touching a museum tile by a side, keeping the tiles within a 4x4 box."""
+        grid = self.grid[p]
+        if not 0 <= cell < CELLS or grid[cell] >= 0:
+            return False
+        if not any(grid[nb] >= 0 for _d, nb in NEIGHBOURS[cell]):
+            return False
+        r, c = divmod(cell, SIDE)
+        rmin, rmax, cmin, cmax = self.box[p]
+        return max(rmax, r) - min(rmin, r) < MUSEUM_LIMIT and max(cmax, c) - min(cmin, c) < MUSEUM_LIMIT
+
+    def _placement_cells(self, p: int) -> list[int]:
+        grid = self.grid[p]
+        rmin, rmax, cmin, cmax = self.box[p]
+        out = []
+        for cell in self.tiles_of[p]:
+            for _d, nb in NEIGHBOURS[cell]:
+                if grid[nb] < 0 and nb not in out:
+                    r, c = divmod(nb, SIDE)
+                    if (
+                        max(rmax, r) - min(rmin, r) < MUSEUM_LIMIT
+                        and max(cmax, c) - min(cmin, c) < MUSEUM_LIMIT
+                    ):
+                        out.append(nb)
+        return out
+
+    # ================================================================ scoring
+    def score(self, p: int) -> int:
+        """Points if the game ended now (every scientist outside the national museum returns to camp)."""
+        return (
+            self.group_points[p]
+            + (SCIENTISTS - self.national[p])
+            + CLAIM_DISC_POINTS * (self.disc[p] == DISC_UNUSED)
+            + PALEONTOLOGIST_POINTS * self.paleo[p]
+        )
+
+    def scores(self) -> list[int]:
+        return [self.score(p) for p in range(self.num_players)]
+
+    def rank_key(self, p: int) -> tuple[int, int, int]:
+        """Points, then tiles in the museum, then scientists in camp after the final return."""
+        return (self.score(p), len(self.tiles_of[p]), SCIENTISTS - self.national[p])
+
+    # ================================================================ a move
+    def _start_move(self) -> None:
+        self.discoveries = 0
+        self.acted = False
+        self.yellow = 0
+        if self.die_variant:
+            self.die_value = int(self.rng.integers(1, DIE_SIDES + 1))
+            if any(self._removable(t) for t in self.display):
+                self.phase = DIE
+                self._sync_turn()
+                return
+        self._to_recruitment()
+
+    def _removable(self, t: int) -> bool:
+        return TILE_COST[t] <= self.die_value and self.marker[t] != M_DISC
+
+    def _to_recruitment(self) -> None:
+        p = self.player
+        self.phase = RECRUIT if self.museum_sci[p] + self.field_sci[p] > 0 else EXPEDITION
+        self._sync_turn()
+
+    def _end_move(self) -> None:
+        n, p = self.num_players, self.player
+        self.quits = 0 if self.acted else self.quits + 1
+        if self.end_triggered:
+            self.final_left -= 1
+        elif len(self.tiles_of[p]) >= END_TILES or sum(self.supply) == 0:
+            self.end_triggered = True
+            self.final_left = n - 1
+        if self.quits >= n or (self.end_triggered and self.final_left <= 0):
+            self._game_over()
+            return
+        self.player = (p + 1) % n
+        self._start_move()
+
+    def _game_over(self) -> None:
+        self.phase = OVER
+        self.pending = -1
+        self.yellow = 0
+        keys = [self.rank_key(p) for p in range(self.num_players)]
+        best = max(keys)
+        self.winners = [p for p in range(self.num_players) if keys[p] == best]
+        self._sync_turn()
+
+    # ----- the phases as the rulebook names them ---------------------------------------------
+    def throw_die_remove(self, t: int | None) -> None:
+        """Die variant: remove a displayed tile costing at most the pips (its scientist goes home)."""
+        if t is not None:
+            if self.marker[t] == M_SCIENTIST:
+                q = self.marker_owner[t]
+                self.field_sci[q] -= 1
+                self.camp[q] += 1
+                self._sync_seat(q)
+            self._set_marker(t, M_NONE, -1)
+            self.display.remove(t)
+            self._set_where(t, W_BOX)
+        self._to_recruitment()
+
+    def recruitment(self) -> None:
+        """All scientists from the museum tile and the dino tiles return; one goes to the national museum."""
+        p = self.player
+        for t in self.display:
+            if self.marker[t] == M_SCIENTIST and self.marker_owner[t] == p:
+                self._set_marker(t, M_NONE, -1)
+        back = self.museum_sci[p] + self.field_sci[p]
+        self.museum_sci[p] = self.field_sci[p] = 0
+        self.camp[p] += back - 1
+        self.national[p] += 1
+        self._sync_seat(p)
+        self.phase = EXPEDITION
+        self._sync_turn()
+
+    def _turn_up_from_stock(self) -> int:
+        t = self.stock.pop()
+        self._reveal(t)
+        self._set_where(t, W_DISPLAY)
+        self.display.append(t)
+        return t
+
+    def discovery(self, with_disc: bool) -> None:
+        """Turn a stock tile up into the display and put a scientist (or the claim disc) on it."""
+        p = self.player
+        t = self._turn_up_from_stock()
+        if with_disc:
+            self.disc[p] = DISC_ON_TILE
+            self._set_marker(t, M_DISC, p)
+        else:
+            self.camp[p] -= 1
+            self.field_sci[p] += 1
+            self._set_marker(t, M_SCIENTIST, p)
+        self.discoveries += 1
+        self.acted = True
+        self._sync_seat(p)
+        self._sync_supply()
+        self._sync_turn()
+
+    def excavation_cost(self, t: int, with_paleontologist: bool) -> int:
+        """Scientists from the camp: cost, -2 with the paleontologist, -1 if a scientist lies on it."""
+        cost = TILE_COST[t]
+        if with_paleontologist:
+            cost -= PALEONTOLOGIST_DISCOUNT
+        if self.marker[t] == M_SCIENTIST:
+            cost -= SCIENTIST_ON_TILE_DISCOUNT
+        return max(0, cost)
+
+    def can_excavate(self, t: int, with_paleontologist: bool) -> str | None:
+        """None if the current player may excavate displayed tile t now, else the reason."""
+        p = self.player
+        if self.where[t] != W_DISPLAY:
+            return f"tile {t} is not in the display"
+        if self.marker[t] == M_DISC and self.marker_owner[t] != p:
+            return f"tile {t} carries player {self.marker_owner[t]}'s claim disc"
+        if with_paleontologist:
+            if not self.paleo[p]:
+                return "the paleontologist is already used"
+            if not paleontologist_allowed(t):
+                kind = KINDS[TILE_KIND[t]]
+                return f"the paleontologist only helps with bones, claws and footprints, not a {kind}"
+        need = self.excavation_cost(t, with_paleontologist)
+        if need > self.camp[p]:
+            return f"it needs {need} scientists and the base camp has {self.camp[p]}"
+        return None
+
+    def excavation(self, t: int, with_paleontologist: bool) -> None:
+        """Pay the scientists, take the tile from the display; it is placed next (PLACE phase)."""
+        p = self.player
+        need = self.excavation_cost(t, with_paleontologist)
+        if self.marker[t] == M_SCIENTIST:
+            q = self.marker_owner[t]
+            self.field_sci[q] -= 1
+            if q == p:  # an own scientist joins the payment
+                self.museum_sci[p] += 1
+            else:  # another player's scientist returns to its base camp
+                self.camp[q] += 1
+                self._sync_seat(q)
+        elif self.marker[t] == M_DISC:
+            self.disc[p] = DISC_SPENT
+        self._set_marker(t, M_NONE, -1)
+        if with_paleontologist:
+            self.paleo[p] = False  # used paleontologists leave the game
+        self.camp[p] -= need
+        self.museum_sci[p] += need
+        self.display.remove(t)
+        self._set_where(t, W_HAND)
+        self.pending = t
+        self._show_in_hand(t, 1.0)
+        self.acted = True
+        self.phase = PLACE
+        self._sync_seat(p)
+        self._sync_turn()
+
+    def placement(self, cell: int, rot: int) -> None:
+        """Put the excavated tile in the museum; closed circles give gems (yellow: the player's choice)."""
+        p, t = self.player, self.pending
+        self.pending = -1
+        self._show_in_hand(t, 0.0)
+        circles = self._put_in_museum(p, t, cell, rot)
+        yellow = 1 if TILE_KIND[t] == YELLOW_GEM_TILE else 0
+        for colour in circles:
+            if colour == YELLOW:
+                yellow += 1
+            elif self.supply[colour - 1] > 0:  # Reading: a colour run out gives nothing
+                self.supply[colour - 1] -= 1
+                self.gems[p][colour - 1] += 1
+        self._update_points(p)
+        self._sync_seat(p)
+        self._sync_supply()
+        self.yellow = yellow
+        if yellow and sum(self.supply):
+            self.phase = GEM
+            self._sync_turn()
+        else:
+            self.yellow = 0
+            self._end_move()
+
+    def take_gem(self, colour: int) -> None:
+        """One gem of the chosen colour for a yellow circle (or the yellow gem tile)."""
+        p = self.player
+        self.supply[colour] -= 1
+        self.gems[p][colour] += 1
+        self.yellow -= 1
+        self._update_points(p)
+        self._sync_seat(p)
+        self._sync_supply()
+        if self.yellow and sum(self.supply):
+            self._sync_turn()
+        else:
+            self.yellow = 0
+            self._end_move()
+
+    def quit(self) -> None:
+        self._end_move()
+
+    # ================================================================ the Game contract
+    def current_player(self) -> int:
+        return -1 if self.phase == OVER else self.player
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def _legal_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        phase, p = self.phase, self.player
+        if phase == EXPEDITION:
+            camp = self.camp[p]
+            if self.stock:
+                if camp > 0:
+                    mask[A_DISCOVER] = True
+                if self.disc[p] == DISC_UNUSED:
+                    mask[A_DISCOVER_DISC] = True
+            paleo = self.paleo[p]
+            marker, owner = self.marker, self.marker_owner
+            display = self.display if len(self.tiles_of[p]) < END_TILES else ()
+            for t in display:
+                m = marker[t]
+                if m == M_DISC and owner[t] != p:
+                    continue
+                cost = TILE_COST[t] - (m == M_SCIENTIST)
+                if cost <= camp:
+                    mask[A_EXCAVATE + t] = True
+                if paleo and cost - PALEONTOLOGIST_DISCOUNT <= camp and TILE_KIND[t] in (3, 4, 5):
+                    mask[A_EXCAVATE_PALEO + t] = True
+            mask[A_QUIT] = True
+        elif phase == PLACE:
+            for cell in self._placement_cells(p):
+                mask[A_PLACE + 4 * cell : A_PLACE + 4 * cell + 4] = True
+        elif phase == GEM:
+            for c in range(NUM_GEM_COLOURS):
+                if self.supply[c]:
+                    mask[A_GEM + c] = True
+        elif phase == DIE:
+            for t in self.display:
+                if self._removable(t):
+                    mask[A_DIE_REMOVE + t] = True
+            mask[A_DIE_KEEP] = True
+        elif phase == RECRUIT:
+            mask[A_RECRUIT] = mask[A_NO_RECRUIT] = True
+        return mask
+
+    def _apply(self, action: int) -> None:
+        if action >= A_PLACE:
+            if action >= A_GEM:
+                self.take_gem(action - A_GEM)
+            else:
+                cell, rot = divmod(action - A_PLACE, 4)
+                self.placement(cell, rot)
+        elif action >= A_EXCAVATE:
+            if action == A_QUIT:
+                self.quit()
+            elif action >= A_EXCAVATE_PALEO:
+                self.excavation(action - A_EXCAVATE_PALEO, True)
+            else:
+                self.excavation(action - A_EXCAVATE, False)
+        elif action == A_DISCOVER:
+            self.discovery(False)
+        elif action == A_DISCOVER_DISC:
+            self.discovery(True)
+        elif action == A_RECRUIT:
+            self.recruitment()
+        elif action == A_NO_RECRUIT:
+            self.phase = EXPEDITION
+            self._sync_turn()
+        elif action == A_DIE_KEEP:
+            self.throw_die_remove(None)
+        else:
+            self.throw_die_remove(action - A_DIE_REMOVE)
+
+    def illegal_reason(self, action: int) -> str:
+        phase = self.phase
+        needed = {
+            A_DIE_REMOVE: DIE,
+            A_RECRUIT: RECRUIT,
+            A_DISCOVER: EXPEDITION,
+            A_EXCAVATE: EXPEDITION,
+            A_QUIT: EXPEDITION,
+            A_PLACE: PLACE,
+            A_GEM: GEM,
+        }
+        block = max(start for start in needed if start <= action)
+        block_phase = needed[block] if action != A_DIE_KEEP else DIE
+        if action in (A_RECRUIT, A_NO_RECRUIT):
+            block_phase = RECRUIT
+        if block_phase != phase:
+            return f"this is the {PHASE_NAMES[phase]} decision, not the {PHASE_NAMES[block_phase]}"
+        p = self.player
+        if phase == DIE:
+            t = action - A_DIE_REMOVE
+            if self.where[t] != W_DISPLAY:
+                return f"tile {t} is not in the display"
+            if self.marker[t] == M_DISC:
+                return "a tile with a claim disc cannot be removed"
+            return f"the tile costs {TILE_COST[t]} cubes, more than the {self.die_value} rolled"
+        if phase == EXPEDITION:
+            if action in (A_DISCOVER, A_DISCOVER_DISC):
+                if not self.stock:
+                    return "the stock is empty"
+                if action == A_DISCOVER:
+                    return "no scientist in the base camp"
+                return "the claim disc is already used"
+            paleo = action >= A_EXCAVATE_PALEO
+            t = action - (A_EXCAVATE_PALEO if paleo else A_EXCAVATE)
+            return self.can_excavate(t, paleo) or "not allowed"
+        if phase == PLACE:
+            cell = (action - A_PLACE) // 4
+            if self.grid[p][cell] >= 0:
+                return "that museum cell is taken"
+            if not any(self.grid[p][nb] >= 0 for _d, nb in NEIGHBOURS[cell]):
+                return "a new tile must touch a museum tile by a side"
+            return "the museum's dino tiles may not exceed 4x4"
+        if phase == GEM:
+            return f"no {GEM_COLOURS[action - A_GEM]} gem is left in the supply"
+        return "the rules do not allow it now"
+
+    def observation(self, player: int) -> np.ndarray:
+        """The public vector with seats rotated so that `player` is seat 0 (one precomputed gather)."""
+        return self._pub.take(self._perms[player])
+
+    def state_tensor(self) -> np.ndarray:
+        out = np.zeros(self.state_layout.size, dtype=np.float32)
+        size = self._pub.size
+        out[:size] = self._pub
+        stock = self.stock
+        if stock:
+            out[size : size + len(stock)] = np.array(stock[::-1], dtype=np.float32) + 1
+        return out
+
+    def returns(self) -> np.ndarray:
+        n = self.num_players
+        if self.phase != OVER:
+            return np.zeros(n)
+        if self.config.reward == "margin":
+            s = np.array(self.scores(), dtype=np.float64)
+            return s - (s.sum() - s) / (n - 1)
+        out = np.full(n, -1.0)
+        k = len(self.winners)
+        for p in self.winners:  # Reading: k tied winners share: each gets 2/k - 1
+            out[p] = 2.0 / k - 1.0
+        return out
+
+    def resample_hidden(self, player: int, rng: np.random.Generator) -> Exposaurus:
+        """Everyone sees the same table: only the stock's order and future die rolls are hidden."""
+        game = self.clone()
+        rng.shuffle(game.stock)
+        game.stock = [int(t) for t in game.stock]
+        game.rng = np.random.default_rng(int(rng.integers(2**63)))
+        return game
+
+    def clone(self) -> Exposaurus:
+        game = copy.copy(self)
+        game.where = self.where[:]
+        game.owner = self.owner[:]
+        game.marker = self.marker[:]
+        game.marker_owner = self.marker_owner[:]
+        game.display = self.display[:]
+        game.grid = [g[:] for g in self.grid]
+        game.rotation = [g[:] for g in self.rotation]
+        game.cell_edges = [g[:] for g in self.cell_edges]
+        game.tiles_of = [g[:] for g in self.tiles_of]
+        game.box = [b[:] for b in self.box]
+        game.camp = self.camp[:]
+        game.museum_sci = self.museum_sci[:]
+        game.field_sci = self.field_sci[:]
+        game.national = self.national[:]
+        game.gems = [g[:] for g in self.gems]
+        game.supply = self.supply[:]
+        game.paleo = self.paleo[:]
+        game.disc = self.disc[:]
+        game.group_points = self.group_points[:]
+        game.group_sizes = [g[:] for g in self.group_sizes]
+        game.unseen = self.unseen[:]
+        game.start_tile = self.start_tile[:]
+        game.stock = self.stock[:]
+        game.winners = self.winners[:]
+        game._pub = self._pub.copy()
+        game.rng = copy.deepcopy(self.rng)
+        game._mask_cache = None
+        return game
+
+    def check_invariants(self) -> None:
+        n = self.num_players
+        for p in range(n):
+            total = self.camp[p] + self.museum_sci[p] + self.field_sci[p] + self.national[p]
+            assert total == SCIENTISTS, f"player {p} has {total} scientists"
+            assert min(self.camp[p], self.museum_sci[p], self.field_sci[p], self.national[p]) >= 0
+            on_tiles = sum(
+                1 for t in self.display if self.marker[t] == M_SCIENTIST and self.marker_owner[t] == p
+            )
+            assert on_tiles == self.field_sci[p], f"player {p}: {on_tiles} scientists on tiles"
+            discs = sum(1 for t in self.display if self.marker[t] == M_DISC and self.marker_owner[t] == p)
+            assert discs == (self.disc[p] == DISC_ON_TILE)
+            cells = self.tiles_of[p]
+            assert len(cells) <= END_TILES
+            rows = [c // SIDE for c in cells]
+            cols = [c % SIDE for c in cells]
+            assert max(rows) - min(rows) < MUSEUM_LIMIT and max(cols) - min(cols) < MUSEUM_LIMIT
+            assert sum(g >= 0 for g in self.grid[p]) == len(cells)
+        for c in range(NUM_GEM_COLOURS):
+            total = self.supply[c] + sum(self.gems[p][c] for p in range(n))
+            assert total == GEMS_PER_COLOUR[n] and self.supply[c] >= 0, f"{GEM_COLOURS[c]} gems: {total}"
+        places = sorted(
+            self.stock
+            + self.display
+            + [t for p in range(n) for t in (self.grid[p][c] for c in self.tiles_of[p])]
+            + [t for t in range(NUM_TILES) if self.where[t] == W_BOX]
+            + ([self.pending] if self.pending >= 0 else [])
+        )
+        assert places == list(range(NUM_TILES)), "every tile is in exactly one place"
+        for t in self.stock:
+            assert self.where[t] == W_STOCK
+        for t in self.display:
+            assert self.where[t] == W_DISPLAY
+        unseen = [0] * NUM_KINDS
+        for t in self.stock:
+            unseen[TILE_KIND[t]] += 1
+        assert unseen == self.unseen
+        for p in range(n):
+            kinds = {cell: TILE_KIND[self.grid[p][cell]] for cell in self.tiles_of[p]}
+            sizes = [size for _kind, size in fossil_groups(kinds)]
+            assert self.group_points[p] == best_assignment(self.gems[p], sizes), "group points stale"
+        assert np.array_equal(self._pub, self._public_from_scratch()), "public vector out of sync"
+
+    # ================================================================ text
+    def action_groups(self) -> list[tuple[str, int, int, str]]:
+        return [
+            (
+                "die: remove",
+                A_DIE_REMOVE,
+                NUM_TILES,
+                "remove displayed tile id (cost <= pips, no claim disc)",
+            ),
+            ("die: keep", A_DIE_KEEP, 1, "remove no tile"),
+            ("recruit", A_RECRUIT, 1, "return all scientists; one goes to the national museum"),
+            ("no recruitment", A_NO_RECRUIT, 1, "go on to the expedition"),
+            ("discover", A_DISCOVER, 1, "turn up a stock tile, put a scientist on it"),
+            ("discover with disc", A_DISCOVER_DISC, 1, "turn up a stock tile, put the claim disc on it"),
+            ("excavate", A_EXCAVATE, NUM_TILES, "excavate displayed tile id"),
+            (
+                "excavate with paleontologist",
+                A_EXCAVATE_PALEO,
+                NUM_TILES,
+                "excavate tile id, paleontologist -2",
+            ),
+            ("quit", A_QUIT, 1, "end the move"),
+            (
+                "place",
+                A_PLACE,
+                CELLS * 4,
+                f"put the excavated tile on museum cell (row*{SIDE}+col)*4 + rotation",
+            ),
+            ("gem", A_GEM, NUM_GEM_COLOURS, "take a red / green / blue gem for a yellow circle"),
+        ]
+
+    def action_to_string(self, action: int) -> str:
+        a = int(action)
+        if not 0 <= a < NUM_ACTIONS:
+            return f"invalid action {a}"
+        if a < A_DIE_KEEP:
+            return f"die: remove {tile_name(a)}"
+        if a == A_DIE_KEEP:
+            return "die: remove nothing"
+        if a == A_RECRUIT:
+            return "recruit"
+        if a == A_NO_RECRUIT:
+            return "no recruitment"
+        if a == A_DISCOVER:
+            return "discover (scientist)"
+        if a == A_DISCOVER_DISC:
+            return "discover (claim disc)"
+        if a < A_EXCAVATE_PALEO:
+            return f"excavate {tile_name(a - A_EXCAVATE)}"
+        if a < A_QUIT:
+            return f"excavate {tile_name(a - A_EXCAVATE_PALEO)} with the paleontologist"
+        if a == A_QUIT:
+            return "quit"
+        if a < A_GEM:
+            cell, rot = divmod(a - A_PLACE, 4)
+            r, c = divmod(cell, SIDE)
+            return f"place at row {r} col {c} turned {90 * rot} degrees"
+        return f"gem: {GEM_COLOURS[a - A_GEM]}"
+
+    def museum_text(self, p: int) -> list[str]:
+        grid = self.grid[p]
+        rmin, rmax, cmin, cmax = self.box[p]
+        lines = []
+        for r in range(rmin, rmax + 1):
+            row = []
+            for c in range(cmin, cmax + 1):
+                cell = r * SIDE + c
+                t = grid[cell]
+                if t < 0:
+                    row.append(" " * 12)
+                else:
+                    e = "".join(EDGE_COLOURS[x] for x in self.cell_edges[p][cell])
+                    row.append(f"{KINDS[TILE_KIND[t]][:5]:>5}({e})")
+            lines.append("   " + " ".join(row))
+        return lines
+
+    def to_string(self, player: int | None = None) -> str:
+        n = self.num_players
+        lines = [
+            f"Exposaurus, {n} players, die variant {'on' if self.die_variant else 'off'}; "
+            + (
+                f"player {self.player} to decide: {PHASE_NAMES[self.phase]}"
+                if self.phase != OVER
+                else f"game over, winners {self.winners}, scores {self.scores()}"
+            ),
+        ]
+        if self.phase == DIE:
+            lines.append(f"die rolled: {self.die_value}")
+        if self.pending >= 0:
+            lines.append(f"being placed: {tile_name(self.pending)}")
+        lines.append(
+            f"stock: {len(self.stock)} tiles; gem supply "
+            f"R{self.supply[0]} G{self.supply[1]} B{self.supply[2]}"
+        )
+        shown = []
+        for t in self.display:
+            m = self.marker[t]
+            on = (
+                ""
+                if m == M_NONE
+                else f" ({'scientist' if m == M_SCIENTIST else 'disc'} of P{self.marker_owner[t]})"
+            )
+            shown.append(tile_name(t) + on)
+        lines.append("display: " + (", ".join(shown) if shown else "empty"))
+        if self.end_triggered:
+            lines.append(f"final round: {self.final_left} move(s) left")
+        for p in range(n):
+            g = self.gems[p]
+            lines.append(
+                f"P{p}: camp {self.camp[p]}, museum tile {self.museum_sci[p]}, on tiles {self.field_sci[p]}, "
+                f"national {self.national[p]}, gems R{g[0]} G{g[1]} B{g[2]}, paleontologist "
+                f"{'yes' if self.paleo[p] else 'used'}, "
+                f"disc {('unused', 'on a tile', 'spent')[self.disc[p]]}, "
+                f"{len(self.tiles_of[p])} tiles, score {self.score(p)}"
+            )
+            lines += self.museum_text(p)
+        return "\n".join(lines)
+
+    def render_rgb(self) -> np.ndarray:
+        from .render import draw
+
+        return draw(self)

@@ -1,0 +1,119 @@
+"""Set up Exposaurus situations for rule tests: museums, display, markers, camps, whose move."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.exposaurus.data import KINDS, NUM_TILES, TILE_KIND
+from envs.exposaurus.rules import (
+    CENTRE,
+    DISC_ON_TILE,
+    EXPEDITION,
+    M_DISC,
+    M_NONE,
+    M_SCIENTIST,
+    SIDE,
+    W_DISPLAY,
+    W_MUSEUM,
+    W_STOCK,
+    Exposaurus,
+    rotated_edges,
+)
+
+
+def cell(r: int, c: int) -> int:
+    """Museum cell by row/column offset from the starting tile (which is at 0, 0)."""
+    return CENTRE + r * SIDE + c
+
+
+def tiles_of_kind(kind: str) -> list[int]:
+    return [t for t in range(NUM_TILES) if KINDS[TILE_KIND[t]] == kind]
+
+
+def new_game(num_players: int = 2, die: bool = False, seed: int = 0, **options) -> Exposaurus:
+    return Exposaurus(rng=np.random.default_rng(seed), num_players=num_players, die=die, **options)
+
+
+def arrange(
+    game: Exposaurus,
+    museums: dict[int, list[tuple[int, int, int]]] | None = None,
+    display: list[int] = (),
+    markers: dict[int, tuple[int, int]] | None = None,
+    player: int = 0,
+) -> Exposaurus:
+    """Lay out the table: museums {seat: [(tile, cell, rotation), ...]} (the first tile of each is
+    placed first), display tiles, markers {tile: (M_SCIENTIST or M_DISC, owner)}; every other tile
+    goes back to the stock (in id order, top = last). Scientists on tiles come out of the camps.
+    Seats not given keep no tiles at all unless listed; then it is `player`'s expedition."""
+    n = game.num_players
+    museums = museums or {}
+    markers = markers or {}
+    game.where = [W_STOCK] * NUM_TILES
+    game.owner = [-1] * NUM_TILES
+    game.marker = [M_NONE] * NUM_TILES
+    game.marker_owner = [-1] * NUM_TILES
+    game.grid = [[-1] * (SIDE * SIDE) for _ in range(n)]
+    game.rotation = [[0] * (SIDE * SIDE) for _ in range(n)]
+    game.cell_edges = [[None] * (SIDE * SIDE) for _ in range(n)]
+    game.tiles_of = [[] for _ in range(n)]
+    game.box = [[0, 0, 0, 0] for _ in range(n)]
+    game.pending = -1
+    used = set()
+    for p, placed in museums.items():
+        for t, c, rot in placed:
+            assert t not in used
+            used.add(t)
+            game.grid[p][c] = t
+            game.rotation[p][c] = rot
+            game.cell_edges[p][c] = rotated_edges(t, rot)
+            game.tiles_of[p].append(c)
+            game.owner[t] = p
+            game.where[t] = W_MUSEUM
+        rows = [c // SIDE for _, c, _ in placed]
+        cols = [c % SIDE for _, c, _ in placed]
+        game.box[p] = [min(rows), max(rows), min(cols), max(cols)]
+    game.display = list(display)
+    for t in display:
+        assert t not in used
+        used.add(t)
+        game.where[t] = W_DISPLAY
+    game.stock = [t for t in range(NUM_TILES) if t not in used]
+    for p in range(n):
+        game.field_sci[p] = 0
+        if game.disc[p] == DISC_ON_TILE:
+            game.disc[p] = 0
+    for t, (kind, owner) in markers.items():
+        game.marker[t] = kind
+        game.marker_owner[t] = owner
+        if kind == M_SCIENTIST:
+            game.field_sci[owner] += 1
+        elif kind == M_DISC:
+            game.disc[owner] = DISC_ON_TILE
+    for p in range(n):
+        game.camp[p] = 10 - game.museum_sci[p] - game.field_sci[p] - game.national[p]
+    game.player = player
+    game.phase = EXPEDITION
+    game.discoveries = 0
+    game.acted = False
+    game.yellow = 0
+    return sync(game)
+
+
+def sync(game: Exposaurus) -> Exposaurus:
+    """After editing the engine's fields: the camp holds the scientists not placed elsewhere; recount,
+    rebuild the public vector, check everything."""
+    for p in range(game.num_players):
+        game.camp[p] = 10 - game.museum_sci[p] - game.field_sci[p] - game.national[p]
+    game.unseen = [0] * 8
+    for t in game.stock:
+        game.unseen[TILE_KIND[t]] += 1
+    for p in range(game.num_players):
+        game._update_groups(p)
+    game._pub[:] = game._public_from_scratch()
+    game._mask_cache = None
+    game.check_invariants()
+    return game
+
+
+def legal(game: Exposaurus) -> set[int]:
+    return {int(a) for a in np.flatnonzero(game.legal_action_mask())}
