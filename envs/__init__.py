@@ -14,6 +14,7 @@ import gymnasium
 GAMES: dict[str, str] = {
     "expressions": "Expressions",
     "exposaurus": "Exposaurus",
+    "exposed": "Exposed",
 }
 
 

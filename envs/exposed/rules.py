@@ -1,0 +1,1610 @@
+"""Exposed, the hidden-identity game of Guests on a grid, as a pure engine.
+
+The rule text's order: set-up (grid, Wallets, Identity cards, Marks); on your turn one of four actions
+(Move, Steal, Expose, Snitch), a stolen Mark offering its item; being exposed; clean-up (empty Marks
+discarded, new Marks drawn); the game ends at once when one player is left unexposed or a player holds
+7 Wallets. Readings of what the text leaves open are marked "Reading" and listed in RULES.md.
+
+Every choice inside an action (the second swap of a Move, the Snitch's tile, a Mark's item offer, each
+step of an item, the Dentist target's answer, the Pilot/Soldier turn-start options) is its own decision
+of the player who must choose, on one flat action space per configuration (see `action_groups`).
+Item steps are frames on a stack: a decision frame names a mask function and a continuation.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.core import Game, Layout
+from envs.core.config import require_choice, require_range
+
+from .data import (
+    ACCOUNTANT_MOVES,
+    ASTRONAUT_LOOK,
+    ASTRONAUT_OTHERS_LOOK,
+    BANKER_GAIN,
+    CORNER_EXTRA,
+    EMPTY_MARK_RULES,
+    EXPOSURE_REWARDS,
+    GUESTS,
+    ITEM_GUEST,
+    LOCKSMITH_TAKES,
+    MAX_PLAYERS,
+    MAYOR_LOOK,
+    MIN_PLAYERS,
+    NURSE_SWAPS,
+    REALTOR_MOVES,
+    START_WALLETS,
+    TEACHER_MOVES,
+    UNDERTAKER_TILES,
+    WIN_WALLETS,
+    grid_side,
+    marks_in_play,
+)
+
+
+@dataclass(frozen=True)
+class ExposedConfig:
+    num_players: int = 4
+    # reward for exposing a player: 1 (rule text) or 2 (printed rulebook)
+    exposure_reward: int = 1
+    # a newly drawn Mark whose tile has no Wallet: "discard" it, expose its tile and draw again (rule
+    # text) or put 1 "wallet" from the Lost & Found on it (printed rulebook)
+    empty_new_mark: str = "discard"
+
+    def validate(self) -> None:
+        require_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        require_choice("exposure_reward", self.exposure_reward, EXPOSURE_REWARDS)
+        require_choice("empty_new_mark", self.empty_new_mark, EMPTY_MARK_RULES)
+
+
+# decision kinds (the top frame of the stack); CALL frames are automatic continuations
+ACTION, MOVE1, MOVE2, SNITCH_FLIP, OFFER, PICK, DENTIST, PILOT, CALL = range(9)
+DECISION_NAMES = (
+    "choose an action",
+    "first swap of a Move",
+    "second swap of a Move",
+    "Snitch: the tile to flip",
+    "use the stolen Mark's item?",
+    "item step",
+    "Dentist: tell the asker a line holding your Guest",
+    "Pilot: swap the Pilot tile (or pass)",
+)
+NUM_DECISIONS = len(DECISION_NAMES)
+# blocks a PICK frame chooses from
+B_STEAL, B_CELL, B_LINE, B_SEAT, B_GUEST = range(5)
+# public action kinds recorded per turn
+K_MOVE, K_STEAL, K_EXPOSE, K_SNITCH, K_ITEM = range(5)
+KIND_NAMES = ("move", "steal", "expose", "snitch", "item")
+
+
+class Exposed(Game):
+    """One game of Exposed; seats 0..n-1, play proceeds clockwise (seat + 1)."""
+
+    name = "exposed"
+    config_class = ExposedConfig
+
+    def __init__(self, config=None, rng=None, **options):
+        super().__init__(config, rng, **options)
+        cfg = self.config
+        n = self.num_players = cfg.num_players
+        s = self.side = grid_side(n)
+        t = self.num_tiles = s * s
+        self.num_marks = marks_in_play(n)
+        self._geometry()
+        e = self.num_edges
+        # ----- the flat action space -----
+        self.OFF_SWAP = 0
+        self.OFF_STEAL = e
+        self.OFF_EXPOSE = e + t
+        self.OFF_SNITCH = e + 2 * t
+        self.OFF_CELL = self.OFF_SNITCH + n
+        self.OFF_LINE = self.OFF_CELL + t
+        self.OFF_SEAT = self.OFF_LINE + 2 * s
+        self.OFF_GUEST = self.OFF_SEAT + n
+        self.A_USE = self.OFF_GUEST + t
+        self.A_PASS = self.A_USE + 1
+        self.num_actions = self.A_PASS + 1
+        self._block_offset = (self.OFF_STEAL, self.OFF_CELL, self.OFF_LINE, self.OFF_SEAT, self.OFF_GUEST)
+        self._layouts()
+        self._setup()
+
+    # ================================================================ geometry and layouts
+    def _geometry(self):
+        s, t = self.side, self.side * self.side
+        self.edges = [(r * s + c, r * s + c + 1) for r in range(s) for c in range(s - 1)]
+        self.edges += [(r * s + c, (r + 1) * s + c) for r in range(s - 1) for c in range(s)]
+        self.num_edges = len(self.edges)
+        self.edge_of = {}
+        for i, (a, b) in enumerate(self.edges):
+            self.edge_of[(a, b)] = self.edge_of[(b, a)] = i
+        rows = np.arange(t) // s
+        cols = np.arange(t) % s
+        dr = np.abs(rows[:, None] - rows[None, :])
+        dc = np.abs(cols[:, None] - cols[None, :])
+        self.surround = np.maximum(dr, dc) == 1  # [cell, cell] 8-neighbours, not itself
+        self.rowcol = ((dr == 0) | (dc == 0)) & ~np.eye(t, dtype=bool)  # same row/col, not itself
+        self.line_cells = [list(range(r * s, r * s + s)) for r in range(s)]
+        self.line_cells += [list(range(c, t, s)) for c in range(s)]
+        self.line_mask = np.zeros((2 * s, t), dtype=bool)
+        for i, cells in enumerate(self.line_cells):
+            self.line_mask[i, cells] = True
+        self.corners = [0, s - 1, t - s, t - 1]
+        self._arange_t = np.arange(t)
+
+    def _layouts(self):
+        n, t, e = self.num_players, self.num_tiles, self.num_edges
+        last = [
+            (
+                "last_kinds",
+                (n, len(KIND_NAMES)),
+                "what each player did on their latest turn (move, steal, expose, snitch, item)",
+            ),
+            (
+                "last_cells",
+                (n, t),
+                "cells (current places of the tiles) each player's latest turn touched in public",
+            ),
+            (
+                "last_seats",
+                (n, n),
+                "players each player's latest turn targeted (Snitch shown to, item targets)",
+            ),
+            ("last_items", (n, t), "items (by Guest) each player used on their latest turn"),
+        ]
+        phase = [
+            ("turn", (n,), "whose turn it is (relative seat)"),
+            ("decision", (NUM_DECISIONS,), "what the current decision is (see DECISION_NAMES)"),
+            ("decision_item", (t,), "the item (by Guest) being offered or used now"),
+            ("decision_cells", (t,), "cells already chosen in the current item"),
+            ("decision_seats", (n,), "players already chosen in the current item (relative)"),
+        ]
+        self.observation_layout = Layout(
+            [
+                ("grid", (t, t), "one-hot Guest on each cell (row-major cells)"),
+                ("exposed_tiles", (t,), "1 where the tile shows its exposed side"),
+                ("tile_wallets", (t,), "Wallets on each tile"),
+                ("marks", (t,), "1 where the tile's Guest is a Mark in play"),
+                ("discarded", (t,), "1 where the tile's Guest card is in the discard pile"),
+                (
+                    "seen_in_deck",
+                    (t,),
+                    "1 where I have seen that Guest's card in the Identity deck (Astronaut/Mayor): nobody's identity",
+                ),
+                (
+                    "identity",
+                    (n, t),
+                    "cell of each player's Guest where I know it (mine, exposed, shown to me, game over)",
+                ),
+                ("candidates", (n, t), "cells that can still hold each player's Guest, from all I know"),
+                (
+                    "dentist_told",
+                    (n, t),
+                    "cells of the lines I told each player with the Dentist (what they know of me)",
+                ),
+                ("stashes", (n,), "Wallets in each player's Stash"),
+                ("exposed_players", (n,), "1 for each exposed player"),
+                (
+                    "own_total",
+                    (1,),
+                    "my Wallets: Stash plus my Guest tile (only mine: another's would point at the tile)",
+                ),
+                ("knows", (n, n), "[a, b] = 1 if a has been shown b's Identity card (Snitch)"),
+                ("kept_items", (n, 3), "Pilot, Soldier kept; Cops under each player's card"),
+                (
+                    "blocked_swaps",
+                    (n, e),
+                    "swaps that would undo each player's latest Move (forbidden to others)",
+                ),
+                ("counts", (3,), "cards in the Identity deck, Wallets in the Lost & Found, game over"),
+                *last,
+                *phase,
+            ]
+        )
+        self.state_layout = Layout(
+            [
+                ("grid", (t, t), "one-hot Guest on each cell"),
+                ("exposed_tiles", (t,), "exposed side up"),
+                ("tile_wallets", (t,), "Wallets on each tile"),
+                ("marks", (t,), "Mark in play (by cell)"),
+                ("discarded", (t,), "card discarded (by cell)"),
+                ("identity", (n, t), "each player's Guest cell (absolute seats)"),
+                ("deck", (t, t), "one-hot Guest of each Identity deck slot from the top"),
+                ("deck_seen", (t, n), "which players have seen each deck slot's card"),
+                ("knows", (n, n), "who has been shown whose identity"),
+                ("public_candidates", (n, t), "Guests each player can hold given public actions (by Guest)"),
+                (
+                    "dentist_candidates",
+                    (n, n, t),
+                    "[asker, target] Guests the target's Dentist answers allow",
+                ),
+                ("stashes", (n,), "Stash of each player"),
+                ("exposed_players", (n,), "exposed players"),
+                ("kept_items", (n, 3), "Pilot, Soldier, Cops"),
+                ("blocked_swaps", (n, e), "latest Move records still undoable"),
+                ("counts", (5,), "deck size, Lost & Found, Wallets created, game over, winners count"),
+                *last,
+                *phase,
+                ("decider", (n,), "who decides now (absolute)"),
+                ("frames", (8,), "stack depth and the top frame's fields"),
+            ]
+        )
+
+    # ================================================================ set-up
+    def _setup(self):
+        n, t, rng = self.num_players, self.num_tiles, self.rng
+        # 1. tiles: the first t Guests (the marker filter keeps exactly those), in a random grid
+        order = rng.permutation(t)
+        self.c_guest = order.astype(np.int64)  # guest on each cell
+        self.g_cell = np.empty(t, dtype=np.int64)
+        self.g_cell[self.c_guest] = np.arange(t)
+        self.c_exp = np.zeros(t, dtype=bool)
+        # 2. Wallets: 1 on each tile, a second on corners
+        self.c_wal = np.full(t, START_WALLETS, dtype=np.int64)
+        self.c_wal[self.corners] += CORNER_EXTRA
+        self.initial_wallets = int(self.c_wal.sum())
+        self.lost_found = (
+            0  # Reading: the box's spare Wallets start in the Lost & Found as 0; more are made as needed
+        )
+        self.created = 0  # Wallets taken from an empty Lost & Found (FAQ: unlimited)
+        self.stash = [0] * n
+        # 3. Identity cards: shuffle, deal one each (top of the deck = index 0)
+        deck = [int(g) for g in rng.permutation(t)]
+        self.ident = deck[:n]
+        self.deck = deck[n:]
+        self.deck_seen = [0] * len(self.deck)  # bitmask of players who have seen each slot's card
+        self.g_owner = [-1] * t
+        for p, g in enumerate(self.ident):
+            self.g_owner[g] = p
+        self.p_exp = [False] * n
+        self.known_by = [0] * n  # bitmask of players shown p's identity (Snitch)
+        self.epoch = [0] * n  # bumps when a player's identity card changes (Wrestler, Clown)
+        # what public actions imply about each player's Guest (bool per Guest)
+        self.public_cand = np.ones((n, t), dtype=bool)
+        self.dentist_cand = np.ones((n, n, t), dtype=bool)  # [asker, target]
+        self.dentist_records = []  # (asker, target, epoch, line, cell_guest snapshot)
+        # 4. Marks
+        self.marks: list[int] = []
+        self.discard: list[int] = []
+        self.g_mark = np.zeros(t, dtype=bool)
+        self.g_disc = np.zeros(t, dtype=bool)
+        for _ in range(self.num_marks):
+            self._draw_mark()
+        # kept items and move records
+        self.kept = np.zeros((n, 3), dtype=np.int64)  # Pilot, Soldier, Cops under the card
+        self.move_rec = [[] for _ in range(n)]  # (edge, guest now at a, guest now at b) of the latest Move
+        self.last_kind = np.zeros((n, len(KIND_NAMES)), dtype=bool)
+        self.last_guests = np.zeros((n, t), dtype=bool)  # tiles touched (shown at their current cells)
+        self.last_seats = np.zeros((n, n), dtype=bool)
+        self.last_items = np.zeros((n, t), dtype=bool)
+        self.knows = np.zeros((n, n), dtype=bool)  # [a, b]: a has been shown b's Identity card
+        self.n_unexposed = n
+        # fast-path flags for observations: pieces that stay all zero until first used
+        self.knows_any = self.kept_any = self.items_any = False
+        self.ctx_cells: list[int] = []
+        self.ctx_seats: list[int] = []
+        self.ctx_item = -1
+        self.winners: list[int] = []
+        self.over = False
+        self.frames: list[list] = []
+        self.turn = int(rng.integers(n))  # Reading: the first player is random
+        self._start_turn(self.turn)
+
+    # ================================================================ small helpers
+    @property
+    def pilot(self) -> np.ndarray:
+        return self.kept[:, 0]
+
+    @property
+    def soldier(self) -> np.ndarray:
+        return self.kept[:, 1]
+
+    @property
+    def cop(self) -> np.ndarray:
+        return self.kept[:, 2]
+
+    _SHARED = frozenset(
+        (
+            "config",
+            "observation_layout",
+            "state_layout",
+            "surround",
+            "rowcol",
+            "line_mask",
+            "line_cells",
+            "edges",
+            "edge_of",
+            "corners",
+            "_arange_t",
+            "_perms",
+            "_block_offset",
+        )
+    )
+
+    def clone(self) -> Exposed:
+        """A fast independent copy (the geometry and layouts are shared; they never change)."""
+        new = object.__new__(type(self))
+        d = new.__dict__
+        for key, value in self.__dict__.items():
+            if key in self._SHARED:
+                d[key] = value
+            elif isinstance(value, np.ndarray):
+                d[key] = value.copy()
+            elif key in ("frames", "move_rec"):
+                d[key] = [list(x) for x in value]
+            elif isinstance(value, list):
+                d[key] = list(value)
+            elif key == "rng":
+                d[key] = copy.deepcopy(value)
+            elif key in ("_obs_cache", "_mask_cache"):
+                continue
+            else:
+                d[key] = value  # ints, bools, strings
+        new._mask_cache = None
+        return new
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_obs_cache", None)  # views into a scratch buffer: rebuilt on demand
+        return state
+
+    def _from_lf(self, k: int) -> int:
+        """Take k Wallets from the Lost & Found (unlimited: the shortfall is created)."""
+        if self.lost_found >= k:
+            self.lost_found -= k
+        else:
+            self.created += k - self.lost_found
+            self.lost_found = 0
+        return k
+
+    def _guest_cell(self, p: int) -> int:
+        return int(self.g_cell[self.ident[p]])
+
+    def _give(self, p: int, k: int) -> None:
+        """Wallets given to a player: their Stash if unexposed, else their Guest tile (Reminders)."""
+        if k <= 0:
+            return
+        if self.p_exp[p]:
+            self.c_wal[self._guest_cell(p)] += k
+        else:
+            self.stash[p] += k
+
+    def _take_from_player(self, p: int, k: int) -> int:
+        """Up to k Wallets out of p's Stash (an exposed player's Stash is their Guest tile)."""
+        if self.p_exp[p]:
+            c = self._guest_cell(p)
+            got = min(k, int(self.c_wal[c]))
+            self.c_wal[c] -= got
+        else:
+            got = min(k, self.stash[p])
+            self.stash[p] -= got
+        return got
+
+    def _total(self, p: int) -> int:
+        return self.stash[p] + int(self.c_wal[self._guest_cell(p)])
+
+    def _swap_cells(self, a: int, b: int) -> None:
+        """Swap two tiles (with their Wallets and sides)."""
+        if a == b:
+            return
+        cg, cw, ce = self.c_guest, self.c_wal, self.c_exp
+        ga, gb = cg[a], cg[b]
+        cg[a], cg[b] = gb, ga
+        cw[a], cw[b] = cw[b], cw[a]
+        ce[a], ce[b] = ce[b], ce[a]
+        self.g_cell[ga], self.g_cell[gb] = b, a
+
+    def _touch(self, cell: int) -> None:
+        self.last_guests[self.turn, self.c_guest[cell]] = True
+
+    def _guests_where(self, cell_mask: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.num_tiles, dtype=bool)
+        out[self.c_guest[cell_mask]] = True
+        return out
+
+    def _constrain(self, p: int, guest_mask: np.ndarray) -> None:
+        """Public deduction: p's Guest is among guest_mask (kept for resampling and observations)."""
+        if not self.p_exp[p]:
+            self.public_cand[p] &= guest_mask
+
+    # ================================================================ exposure and discards
+    def _flip(self, cell: int, actor: int) -> None:
+        """Flip a tile to its exposed side; a player holding that Guest is exposed."""
+        if self.c_exp[cell]:
+            return
+        self.c_exp[cell] = True
+        owner = self.g_owner[self.c_guest[cell]]
+        if owner >= 0:
+            self._exposed(owner, actor)
+
+    def _exposed(self, p: int, actor: int) -> None:
+        """If You Are Exposed: card face-up, reward to the exposer, Stash onto the Guest, half lost."""
+        self.p_exp[p] = True
+        self.n_unexposed -= 1
+        if actor >= 0 and actor != p:  # Reading: no reward for exposing yourself
+            self._give(actor, self._from_lf(self.config.exposure_reward))
+        c = self._guest_cell(p)
+        self.c_wal[c] += self.stash[p]
+        self.stash[p] = 0
+        half = int(self.c_wal[c]) // 2
+        self.c_wal[c] -= half
+        self.lost_found += half
+
+    def _discard_card(self, g: int, actor: int) -> None:
+        """A card to the discard pile; its Guest tile is exposed (Reminders)."""
+        self.discard.append(g)
+        self.g_disc[g] = True
+        self._flip(int(self.g_cell[g]), actor)
+
+    def _discard_mark(self, g: int) -> None:
+        if self.g_mark[g]:
+            self.marks.remove(g)
+            self.g_mark[g] = False
+            self._discard_card(g, self.turn)
+
+    def _draw_mark(self) -> None:
+        """Draw one Mark; an empty one is discarded and exposed and another drawn (or gets a Wallet)."""
+        while self.deck:
+            g = self.deck.pop(0)
+            self.deck_seen.pop(0)
+            c = int(self.g_cell[g])
+            if self.c_wal[c] == 0:
+                if self.config.empty_new_mark == "discard":
+                    self._discard_card(g, self.turn if self.frames else -1)
+                    continue
+                self.c_wal[c] += self._from_lf(1)
+            self.marks.append(g)
+            self.g_mark[g] = True
+            return
+
+    # ================================================================ turn structure
+    def _push(self, *frame) -> None:
+        self.frames.append(list(frame))
+
+    def _call(self, fn: str, *args) -> None:
+        self._push(CALL, -1, fn, args)
+
+    def _start_turn(self, p: int) -> None:
+        self.turn = p
+        self.move_rec[p] = []  # the no-reversal restriction on p's last Move ends with p's new turn
+        self.last_kind[p] = False
+        self.last_guests[p] = False
+        self.last_seats[p] = False
+        self.last_items[p] = False
+        self._call("_end_action")
+        self._push(ACTION, p)
+        if self.soldier[p]:
+            self._push(MOVE1, p, True)  # the Soldier's free Move: optional (Reading)
+        if self.pilot[p]:
+            self._push(PILOT, p, ITEM_GUEST["pilot"])
+
+    def _end_action(self) -> None:
+        """Clean-up: empty Marks discarded, new Marks drawn; then the next player clockwise."""
+        for g in list(self.marks):
+            if self.c_wal[self.g_cell[g]] == 0:
+                self._discard_mark(g)
+        while len(self.marks) < self.num_marks and self.deck:
+            self._draw_mark()
+        if not self._check_end():
+            self._start_turn((self.turn + 1) % self.num_players)
+
+    def _check_end(self) -> bool:
+        """Both ways to win, after every step. Returns True when the game is over."""
+        if self.over:
+            return True
+        if self.n_unexposed > 1 and max(self.stash) + int(self.c_wal.max()) < WIN_WALLETS:
+            return False  # nobody can hold 7 (and no deduction follows): the common case, fast
+        n = self.num_players
+        unexposed = [p for p in range(n) if not self.p_exp[p]]
+        totals = [self._total(p) for p in range(n)]
+        if len(unexposed) == 1:
+            self.winners = unexposed
+        else:
+            rich = [p for p in range(n) if totals[p] >= WIN_WALLETS]
+            if not unexposed:  # cannot happen (one exposure per step); most Wallets then
+                rich = list(range(n))
+            if not rich:
+                self._wallet_deductions(unexposed)
+                return False
+            best = max(totals[p] for p in rich)
+            self.winners = [p for p in rich if totals[p] == best]  # ties share the win
+        self.over = True
+        self.frames = []
+        return True
+
+    def _wallet_deductions(self, unexposed: list[int]) -> None:
+        """The game goes on, so no unexposed player's Stash + tile reaches 7: a public deduction."""
+        top = int(self.c_wal.max())
+        for p in unexposed:
+            need = WIN_WALLETS - self.stash[p]
+            if top >= need:
+                self.public_cand[p] &= ~self._guests_where(self.c_wal >= need)
+
+    # ================================================================ the engine contract
+    def current_player(self) -> int:
+        return -1 if self.over else self.frames[-1][1]
+
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def returns(self) -> np.ndarray:
+        out = np.zeros(self.num_players)
+        if self.over:
+            out[:] = -1.0
+            out[self.winners] = 1.0
+        return out
+
+    def _apply(self, action: int) -> None:
+        frame = self.frames.pop()
+        kind, p = frame[0], frame[1]
+        if kind == ACTION:
+            self._action(p, action)
+        elif kind == MOVE1:
+            if action != self.A_PASS:
+                self._move_first(p, action)
+        elif kind == MOVE2:
+            self._move_second(p, action)
+        elif kind == SNITCH_FLIP:
+            self._touch(action - self.OFF_CELL)
+            self._flip(action - self.OFF_CELL, p)
+        elif kind == OFFER:
+            if action == self.A_USE:
+                self.last_kind[self.turn, K_ITEM] = True
+                self._use_item(p, frame[2])
+        elif kind == PICK:
+            block, then, args = frame[2], frame[6], frame[7]
+            value = None if action == self.A_PASS else self._pick_value(p, block, action)
+            getattr(self, then)(*args, value)
+        elif kind == DENTIST:
+            self._dentist_answer(p, frame[2], action - self.OFF_LINE)
+        elif kind == PILOT:
+            if action != self.A_PASS:
+                self._swap_cells(int(self.g_cell[frame[2]]), action - self.OFF_CELL)
+                self._touch(action - self.OFF_CELL)
+        self._advance()
+
+    def _advance(self) -> None:
+        """Check the end, then run automatic continuations until someone must decide."""
+        frames = self.frames
+        while not self._check_end():
+            top = frames[-1]
+            if top[0] != CALL:
+                if top[0] != PICK:
+                    return
+                # a PICK whose choices vanished (an earlier step of the same item took them) ends it
+                if top[5] or self._pick_mask(top).any():
+                    return
+                frames.pop()
+                getattr(self, top[6])(*top[7], None)
+                continue
+            frames.pop()
+            getattr(self, top[2])(*top[3])
+
+    def _pick_value(self, p: int, block: int, action: int) -> int:
+        v = action - self._block_offset[block]
+        if block == B_SEAT:
+            return (p + v) % self.num_players
+        return v
+
+    # ================================================================ the four actions
+    def _action(self, p: int, a: int) -> None:
+        if a < self.OFF_STEAL:
+            self._move_first(p, a)
+        elif a < self.OFF_EXPOSE:
+            self.last_kind[p, K_STEAL] = True
+            self._steal(p, a - self.OFF_STEAL)
+        elif a < self.OFF_SNITCH:
+            self._expose(p, a - self.OFF_EXPOSE)
+        else:
+            self._snitch(p, (p + a - self.OFF_SNITCH) % self.num_players)
+
+    def _move_first(self, p: int, e: int) -> None:
+        """MOVE: a new Move action replaces p's record; then the first of two swaps."""
+        self.last_kind[self.turn, K_MOVE] = True
+        self.move_rec[p] = []
+        self._swap(p, e)
+        self._push(MOVE2, p, e)
+
+    def _move_second(self, p: int, e: int) -> None:
+        self._swap(p, e)
+
+    def _swap(self, p: int, e: int) -> None:
+        a, b = self.edges[e]
+        self._swap_cells(a, b)
+        self.move_rec[p].append((e, int(self.c_guest[a]), int(self.c_guest[b])))
+        self._touch(a)
+        self._touch(b)
+
+    def _steal(self, p: int, cell: int) -> None:
+        """STEAL: a Wallet from a surrounding tile (or your own while unexposed)."""
+        self._touch(cell)
+        near = self.surround[cell].copy()
+        near[cell] = True  # the thief's tile surrounds the target, or is it (stealing from yourself)
+        self._constrain(p, self._guests_where(near))
+        self.c_wal[cell] -= 1
+        self._give(p, 1)
+        g = int(self.c_guest[cell])
+        if self.g_mark[g]:
+            self._flip(cell, p)
+            self._call("_discard_mark", g)
+            if self._usable(GUESTS[g].item, p, g):
+                self._push(OFFER, p, g)
+
+    def _expose(self, p: int, cell: int) -> None:
+        """EXPOSE: a tile in your row or column; a Cop under your card costs a Wallet first."""
+        self.last_kind[p, K_EXPOSE] = True
+        self._touch(cell)
+        if self.cop[p]:
+            self.lost_found += self._take_from_player(p, self.cop[p])
+        self._constrain(p, self._guests_where(self.rowcol[cell]))
+        self._flip(cell, p)
+
+    def _snitch(self, p: int, q: int) -> None:
+        """SNITCH: show your Identity card to q, then flip any unexposed tile (not your own)."""
+        self.last_kind[p, K_SNITCH] = True
+        self.last_seats[p, q] = True
+        self.known_by[p] |= 1 << q
+        self.knows[q, p] = True
+        self.knows_any = self.items_any = True
+        self._push(SNITCH_FLIP, p)
+
+    # ================================================================ masks
+    def _legal_mask(self) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        frame = self.frames[-1]
+        kind, p = frame[0], frame[1]
+        if kind == ACTION:
+            self._action_mask(p, mask)
+        elif kind == MOVE1:
+            mask[: self.num_edges] = self._swap_mask(p, None)
+            mask[self.A_PASS] = frame[2]
+        elif kind == MOVE2:
+            mask[: self.num_edges] = self._swap_mask(p, frame[2])
+        elif kind == SNITCH_FLIP:
+            m = ~self.c_exp
+            m[self._guest_cell(p)] = False
+            mask[self.OFF_CELL : self.OFF_CELL + self.num_tiles] = m
+        elif kind == OFFER:
+            mask[self.A_USE] = mask[self.A_PASS] = True
+        elif kind == PICK:
+            self._fill_block(mask, p, frame[2], self._pick_mask(frame))
+            mask[self.A_PASS] = frame[5]
+        elif kind == DENTIST:
+            c = self._guest_cell(p)
+            mask[self.OFF_LINE + c // self.side] = True
+            mask[self.OFF_LINE + self.side + c % self.side] = True
+        elif kind == PILOT:
+            m = np.ones(self.num_tiles, dtype=bool)
+            m[self.g_cell[frame[2]]] = False
+            mask[self.OFF_CELL : self.OFF_CELL + self.num_tiles] = m
+            mask[self.A_PASS] = True
+        return mask
+
+    def _pick_mask(self, frame) -> np.ndarray:
+        return getattr(self, frame[3])(*frame[4])
+
+    def _fill_block(self, mask: np.ndarray, p: int, block: int, allowed: np.ndarray) -> None:
+        off = self._block_offset[block]
+        if block == B_SEAT:
+            n = self.num_players
+            allowed = np.roll(allowed, -p)  # relative seats: index k is seat p + k
+            mask[off : off + n] = allowed
+        else:
+            mask[off : off + len(allowed)] = allowed
+
+    def _action_mask(self, p: int, mask: np.ndarray) -> None:
+        t = self.num_tiles
+        mask[: self.num_edges] = self._swap_mask(p, None)
+        mask[self.OFF_STEAL : self.OFF_STEAL + t] = self._steal_mask(p)
+        c = self._guest_cell(p)
+        mask[self.OFF_EXPOSE : self.OFF_EXPOSE + t] = self.rowcol[c] & ~self.c_exp
+        if not self.p_exp[p]:
+            for k in range(1, self.num_players):
+                if not self.p_exp[(p + k) % self.num_players]:
+                    mask[self.OFF_SNITCH + k] = True
+
+    def _steal_mask(self, p: int) -> np.ndarray:
+        c = self._guest_cell(p)
+        m = self.surround[c] & (self.c_wal > 0)
+        if not self.p_exp[p] and self.c_wal[c] > 0:
+            m[c] = True  # steal from yourself only while unexposed (printed rulebook)
+        return m
+
+    def _swap_mask(self, p: int, first: int | None) -> np.ndarray:
+        """Every swap except one that exactly undoes a swap of another player's latest Move (or, on
+        the second swap, your own first)."""
+        m = np.ones(self.num_edges, dtype=bool)
+        cg = self.c_guest
+        for q in range(self.num_players):
+            if q == p:
+                continue
+            for e, ga, gb in self.move_rec[q]:
+                a, b = self.edges[e]
+                if cg[a] == ga and cg[b] == gb:
+                    m[e] = False
+        if first is not None:
+            m[first] = False  # swapping the same two cells again undoes the first swap
+        return m
+
+    # ================================================================ items
+    def _pick(self, p, block, mask_fn, mask_args, optional, then, then_args) -> None:
+        self._push(PICK, p, block, mask_fn, tuple(mask_args), bool(optional), then, tuple(then_args))
+
+    def _use_item(self, p: int, g: int) -> None:
+        """Use the item of Guest g (a stolen Mark's, or a discarded card's through the Actor)."""
+        self.ctx_item = g
+        self.ctx_cells = []
+        self.ctx_seats = []
+        self.last_items[self.turn, g] = True
+        self.items_any = True
+        getattr(self, "_item_" + GUESTS[g].item)(p, g)
+
+    def _usable(self, item: str, p: int, g: int) -> bool:
+        """Whether the item can do anything now (an item with no possible first step is not offered)."""
+        check = getattr(self, "_can_" + item, None)
+        return True if check is None else bool(check(p, g))
+
+    # --- mask functions (cell / line / seat / guest booleans) ---
+    def _m_cells(self, kind: str, *args) -> np.ndarray:
+        t = self.num_tiles
+        wal = self.c_wal > 0
+        if kind == "any":
+            m = np.ones(t, dtype=bool)
+        elif kind == "wallets":
+            m = wal.copy()
+        elif kind == "unexposed":
+            m = ~self.c_exp
+        elif kind == "exposed_wallets":
+            m = wal & self.c_exp
+        elif kind == "surround":
+            m = self.surround[int(self.g_cell[args[0]])].copy()
+            args = args[1:]
+        elif kind == "in_line":  # positions i.. of a line
+            m = np.zeros(t, dtype=bool)
+            m[self.line_cells[args[0]][args[1] :]] = True
+            args = ()
+        else:
+            raise ValueError(kind)
+        for x in args:  # excluded guests (their current cells)
+            m[self.g_cell[x]] = False
+        return m
+
+    def _m_wallet_cells_except(self, *guests) -> np.ndarray:
+        return self._m_cells("wallets", *guests)
+
+    def _m_lines(self) -> np.ndarray:
+        return np.ones(2 * self.side, dtype=bool)
+
+    def _m_seats(self, kind: str, p: int, *exclude) -> np.ndarray:
+        n = self.num_players
+        if kind == "others":
+            m = np.ones(n, dtype=bool)
+            m[p] = False
+        elif kind == "neighbours":
+            m = np.zeros(n, dtype=bool)
+            m[(p + 1) % n] = m[(p - 1) % n] = True
+        elif kind == "exposed":
+            m = np.array(self.p_exp, dtype=bool)
+        elif kind == "realtor_source":
+            m = np.array([self._player_wallets(q) > 0 for q in range(n)], dtype=bool)
+            if n == 2:
+                m[1 - p] = False  # the destination must differ from the source and from you
+        elif kind == "realtor_dest":
+            m = np.ones(n, dtype=bool)
+            m[p] = False
+        else:
+            raise ValueError(kind)
+        for q in exclude:
+            m[q] = False
+        return m
+
+    def _player_wallets(self, q: int) -> int:
+        return int(self.c_wal[self._guest_cell(q)]) if self.p_exp[q] else self.stash[q]
+
+    def _m_guests(self, kind: str, p: int, exclude: int) -> np.ndarray:
+        m = np.zeros(self.num_tiles, dtype=bool)
+        if kind == "marks":
+            m[self.marks] = True
+        elif kind == "actor":
+            for g in self.discard:
+                item = GUESTS[g].item
+                if item != "actor" and self._usable(item, p, g):
+                    m[g] = True
+        if exclude >= 0:
+            m[exclude] = False
+        return m
+
+    def _m_steal(self, p: int) -> np.ndarray:
+        return self._steal_mask(p)
+
+    def _m_not_own(self, p: int) -> np.ndarray:
+        m = np.ones(self.num_tiles, dtype=bool)
+        m[self._guest_cell(p)] = False
+        return m
+
+    def _m_notchosen(self, kind: str, *guests) -> np.ndarray:
+        m = self._m_cells(kind)
+        for g in self.ctx_cells:
+            m[self.g_cell[g]] = False
+        for g in guests:
+            m[self.g_cell[g]] = False
+        return m
+
+    def _ctx_cell(self, cell: int) -> None:
+        self.ctx_cells.append(int(self.c_guest[cell]))
+        self._touch(cell)
+
+    def _ctx_seat(self, q: int) -> None:
+        self.ctx_seats.append(q)
+        self.last_seats[self.turn, q] = True
+        self.items_any = True
+
+    # --- no marker ---
+    def _item_accountant(self, p, g):
+        self._pick(p, B_CELL, "_m_not_own", (p,), False, "_accountant_dest", (p,))
+
+    def _accountant_dest(self, p, cell):
+        self._ctx_cell(cell)
+        if not self.p_exp[p]:  # a public deduction: the destination is not the user's own Guest
+            self.public_cand[p, self.c_guest[cell]] = False
+        self._accountant_more(p, int(self.c_guest[cell]), ACCOUNTANT_MOVES)
+
+    def _accountant_more(self, p, dest, left):
+        if left:
+            self._pick(
+                p, B_CELL, "_m_wallet_cells_except", (dest,), True, "_accountant_take", (p, dest, left)
+            )
+
+    def _accountant_take(self, p, dest, left, cell):
+        if cell is None:
+            return
+        self._touch(cell)
+        self.c_wal[cell] -= 1
+        self.c_wal[self.g_cell[dest]] += 1
+        self._accountant_more(p, dest, left - 1)
+
+    def _item_architect(self, p, g):
+        for c in self.corners:
+            self.c_wal[c] += self._from_lf(1)
+
+    def _look(self, p: int, k: int) -> None:
+        """Look at the top k Identity cards and put them at the bottom (in the same order)."""
+        k = min(k, len(self.deck))
+        for _ in range(k):
+            self.deck.append(self.deck.pop(0))
+            self.deck_seen.append(self.deck_seen.pop(0) | (1 << p))
+
+    def _item_astronaut(self, p, g):
+        self._look(p, ASTRONAUT_LOOK)
+        for k in range(1, self.num_players):
+            self._look((p + k) % self.num_players, ASTRONAUT_OTHERS_LOOK)
+
+    def _item_mayor(self, p, g):
+        self._look(p, MAYOR_LOOK)
+
+    def _item_dentist(self, p, g):
+        self._pick(p, B_SEAT, "_m_seats", ("others", p), False, "_dentist_target", (p,))
+
+    def _dentist_target(self, p, q):
+        self._ctx_seat(q)
+        if not self.p_exp[q]:  # an exposed player has nothing to tell
+            self._push(DENTIST, q, p)
+
+    def _dentist_answer(self, q: int, asker: int, line: int) -> None:
+        """The target privately tells the asker one line holding their Guest (not public)."""
+        self.dentist_records.append((asker, q, self.epoch[q], line, self.c_guest.copy()))
+        self.dentist_cand[asker, q] &= self._guests_where(self.line_mask[line])
+
+    def _item_engineer(self, p, g):
+        self._pick(p, B_CELL, "_m_cells", ("unexposed",), False, "_engineer_flip", (p,))
+
+    def _engineer_flip(self, p, cell):
+        self._touch(cell)
+        self._flip(cell, p)
+
+    def _item_firefighter(self, p, g):
+        self._pick(p, B_LINE, "_m_lines", (), False, "_firefighter_line", (p,))
+
+    def _firefighter_line(self, p, line, i=0):
+        if i < self.side - 1:
+            self._pick(p, B_CELL, "_m_cells", ("in_line", line, i), False, "_firefighter_place", (p, line, i))
+
+    def _firefighter_place(self, p, line, i, cell):
+        target = self.line_cells[line][i]
+        self._swap_cells(target, cell)
+        self._touch(target)
+        self._firefighter_line(p, line, i + 1)
+
+    def _item_lawyer(self, p, g):
+        for c in np.flatnonzero(self.c_exp):
+            self.c_wal[c] += self._from_lf(1)
+
+    def _can_locksmith(self, p, g):
+        return self._m_wallet_cells_except(g).any()
+
+    def _item_locksmith(self, p, g, left=LOCKSMITH_TAKES):
+        if left:
+            self._pick(p, B_CELL, "_m_wallet_cells_except", (g,), False, "_locksmith_take", (p, g, left))
+
+    def _locksmith_take(self, p, g, left, cell):
+        if cell is None:  # no Wallet left anywhere else
+            return
+        self._touch(cell)
+        self.c_wal[cell] -= 1
+        self.c_wal[self.g_cell[g]] += 1
+        self._item_locksmith(p, g, left - 1)
+
+    def _item_magician(self, p, g):
+        self._push(MOVE1, p, False)
+
+    def _can_mechanic(self, p, g):
+        return self._steal_mask(p).any()
+
+    def _item_mechanic(self, p, g):
+        self._pick(p, B_STEAL, "_m_steal", (p,), False, "_mechanic_steal", (p,))
+
+    def _mechanic_steal(self, p, cell):
+        self._steal(p, cell)
+
+    def _item_paramedic(self, p, g):
+        self._pick(p, B_LINE, "_m_lines", (), False, "_paramedic_line", (p,))
+
+    def _paramedic_line(self, p, line):
+        for c in self.line_cells[line]:
+            self.c_wal[c] += self._from_lf(1)
+            self._touch(c)
+
+    def _item_physicist(self, p, g):
+        self._pick(p, B_CELL, "_m_cells", ("any",), False, "_physicist_first", (p,))
+
+    def _physicist_first(self, p, cell):
+        self._ctx_cell(cell)
+        self._pick(
+            p,
+            B_CELL,
+            "_m_cells",
+            ("any", int(self.c_guest[cell])),
+            False,
+            "_physicist_second",
+            (p, int(self.c_guest[cell])),
+        )
+
+    def _physicist_second(self, p, first, cell):
+        self._touch(cell)
+        self._swap_cells(int(self.g_cell[first]), cell)
+
+    def _item_surgeon(self, p, g):
+        self._give(p, self._from_lf(1))
+
+    def _can_teacher(self, p, g):
+        return (self.c_wal > 0).any()
+
+    def _item_teacher(self, p, g):
+        self._pick(p, B_CELL, "_m_cells", ("wallets",), False, "_teacher_source", (p,))
+
+    def _teacher_source(self, p, cell):
+        self._ctx_cell(cell)
+        self._teacher_more(p, int(self.c_guest[cell]), TEACHER_MOVES)
+
+    def _teacher_more(self, p, src, left):
+        if left and self.c_wal[self.g_cell[src]] > 0:
+            self._pick(p, B_CELL, "_m_notchosen", ("any",), True, "_teacher_give", (p, src, left))
+
+    def _teacher_give(self, p, src, left, cell):
+        if cell is None:
+            return
+        self._ctx_cell(cell)
+        self.c_wal[self.g_cell[src]] -= 1
+        self.c_wal[cell] += 1
+        self._teacher_more(p, src, left - 1)
+
+    def _item_undertaker(self, p, g, left=UNDERTAKER_TILES):
+        if left:
+            self._pick(p, B_CELL, "_m_notchosen", ("any",), True, "_undertaker_give", (p, g, left))
+
+    def _undertaker_give(self, p, g, left, cell):
+        if cell is None:
+            return
+        self._ctx_cell(cell)
+        self.c_wal[cell] += self._from_lf(1)
+        self._item_undertaker(p, g, left - 1)
+
+    # --- "3+" ---
+    def _can_actor(self, p, g):
+        return self._m_guests("actor", p, -1).any()
+
+    def _item_actor(self, p, g):
+        self._pick(p, B_GUEST, "_m_guests", ("actor", p, -1), False, "_use_item", (p,))
+
+    def _item_farmer(self, p, g):
+        c = int(self.g_cell[g])
+        for x in [c, *np.flatnonzero(self.surround[c])]:
+            self.c_wal[x] += self._from_lf(1)
+
+    def _can_janitor(self, p, g):
+        return self._m_cells("exposed_wallets", g).any()
+
+    def _item_janitor(self, p, g):
+        self._pick(p, B_CELL, "_m_notchosen", ("exposed_wallets", g), True, "_janitor_take", (p, g))
+
+    def _janitor_take(self, p, g, cell):
+        if cell is None:
+            return
+        self._ctx_cell(cell)
+        self.c_wal[cell] -= 1
+        self.c_wal[self.g_cell[g]] += 1
+        self._item_janitor(p, g)
+
+    def _can_nanny(self, p, g):
+        return (self.c_wal > 0).any()
+
+    def _item_nanny(self, p, g):
+        self._pick(p, B_CELL, "_m_cells", ("wallets",), False, "_nanny_take", (p,))
+
+    def _nanny_take(self, p, cell):
+        self._touch(cell)
+        w = int(self.c_wal[cell])
+        self.c_wal[cell] = 0
+        self.lost_found += w - 1
+        self._give(p, 1)
+
+    def _item_nurse(self, p, g, left=NURSE_SWAPS):
+        if left:
+            self._pick(p, B_CELL, "_m_cells", ("surround", g), True, "_nurse_first", (p, g, left))
+
+    def _nurse_first(self, p, g, left, cell):
+        if cell is None:
+            return
+        self._touch(cell)
+        first = int(self.c_guest[cell])
+        self._pick(p, B_CELL, "_m_cells", ("any", first), False, "_nurse_second", (p, g, left, first))
+
+    def _nurse_second(self, p, g, left, first, cell):
+        self._touch(cell)
+        self._swap_cells(int(self.g_cell[first]), cell)
+        self._item_nurse(p, g, left - 1)
+
+    def _item_pilot(self, p, g):
+        self.pilot[p] = 1
+        self.kept_any = True
+
+    def _item_senator(self, p, g):
+        near = self.surround[int(self.g_cell[g])]
+        guests = self._guests_where(near)
+        for q in range(self.num_players):
+            if near[self._guest_cell(q)]:
+                self._give(q, self._from_lf(1))
+                self._constrain(q, guests)
+            else:
+                self._constrain(q, ~guests)
+
+    def _item_server(self, p, g):
+        self._pick(p, B_SEAT, "_m_seats", ("others", p), False, "_server_target", (p,))
+
+    def _server_target(self, p, q):
+        self._ctx_seat(q)
+        self._call("_server_take", p, q)
+        self._push(MOVE1, q, False)  # the target's own Move action (its swaps are the target's steps)
+
+    def _server_take(self, p, q):
+        self._give(p, self._take_from_player(q, 1))
+
+    def _item_veterinarian(self, p, g):
+        self._pick(p, B_SEAT, "_m_seats", ("neighbours", p), False, "_veterinarian_take", (p,))
+
+    def _veterinarian_take(self, p, q):
+        self._ctx_seat(q)
+        self._give(p, self._take_from_player(q, 1))
+
+    # --- "5+" ---
+    def _can_artist(self, p, g):
+        return self._m_wallet_cells_except(g).any()
+
+    def _item_artist(self, p, g):
+        self._pick(p, B_CELL, "_m_wallet_cells_except", (g,), False, "_artist_take", (p, g))
+
+    def _artist_take(self, p, g, cell):
+        self._touch(cell)
+        self.c_wal[self.g_cell[g]] += self.c_wal[cell]
+        self.c_wal[cell] = 0
+
+    def _item_banker(self, p, g):
+        self.c_wal[self.g_cell[g]] += self._from_lf(BANKER_GAIN)
+        self._pick(p, B_CELL, "_m_cells", ("any", g), False, "_banker_swap", (p, g))
+
+    def _banker_swap(self, p, g, cell):
+        self._touch(cell)
+        self._swap_cells(int(self.g_cell[g]), cell)
+
+    def _can_captain(self, p, g):
+        return any(self.p_exp) and (self.c_wal > 0).any()
+
+    def _m_captain(self, p):
+        m = np.array(self.p_exp, dtype=bool)
+        m[self.ctx_seats] = False
+        if not (self.c_wal > 0).any():
+            m[:] = False
+        return m
+
+    def _item_captain(self, p, g):
+        self._pick(p, B_SEAT, "_m_captain", (p,), True, "_captain_player", (p, g))
+
+    def _captain_player(self, p, g, q):
+        if q is None:
+            return
+        self._ctx_seat(q)
+        self._call("_item_captain", p, g)
+        self._pick(p, B_CELL, "_m_cells", ("wallets",), False, "_captain_give", (q,))
+
+    def _captain_give(self, q, cell):
+        self._touch(cell)
+        self.c_wal[cell] -= 1
+        self._give(q, 1)
+
+    def _can_clown(self, p, g):
+        return sum(self.p_exp) >= 2
+
+    def _item_clown(self, p, g):
+        self._pick(p, B_SEAT, "_m_seats", ("exposed", p), False, "_clown_first", (p,))
+
+    def _clown_first(self, p, a):
+        self._ctx_seat(a)
+        self._pick(p, B_SEAT, "_m_seats", ("exposed", p, a), False, "_clown_second", (p, a))
+
+    def _clown_second(self, p, a, b):
+        self._ctx_seat(b)
+        ga, gb = self.ident[a], self.ident[b]
+        self.ident[a], self.ident[b] = gb, ga
+        self.g_owner[ga], self.g_owner[gb] = b, a
+        for q in (a, b):
+            self._new_identity(q)
+
+    def _new_identity(self, q: int) -> None:
+        """q holds another card: what was known about the old one no longer applies."""
+        self.epoch[q] += 1
+        self.public_cand[q] = True
+        self.dentist_cand[:, q] = True
+
+    def _item_cop(self, p, g):
+        self._pick(p, B_SEAT, "_m_seats", ("others", p), False, "_cop_place", (p,))
+
+    def _cop_place(self, p, q):
+        self._ctx_seat(q)
+        self.cop[q] += 1
+        self.kept_any = True
+
+    def _can_judge(self, p, g):
+        return self._m_guests("marks", p, g).any()
+
+    def _item_judge(self, p, g):
+        self._pick(p, B_GUEST, "_m_guests", ("marks", p, g), True, "_judge_discard", (p, g))
+
+    def _judge_discard(self, p, g, mark):
+        if mark is None:
+            return
+        self._touch(int(self.g_cell[mark]))
+        self._discard_mark(mark)
+        self._item_judge(p, g)
+
+    def _item_panhandler(self, p, g):
+        for k in range(1, self.num_players):
+            q = (p + k) % self.num_players
+            self.c_wal[self.g_cell[g]] += self._take_from_player(q, 1)
+
+    def _can_puppeteer(self, p, g):
+        return (self.c_wal > 0).any()
+
+    def _item_puppeteer(self, p, g):
+        self._pick(p, B_CELL, "_m_cells", ("wallets",), False, "_puppeteer_take", (p,))
+
+    def _puppeteer_take(self, p, cell):
+        self._touch(cell)
+        self.c_wal[cell] -= 1
+        self._give(p, 1)
+
+    def _can_realtor(self, p, g):
+        return self._m_seats("realtor_source", p).any()
+
+    def _item_realtor(self, p, g):
+        self._pick(p, B_SEAT, "_m_seats", ("realtor_source", p), False, "_realtor_source", (p,))
+
+    def _realtor_source(self, p, a):
+        self._ctx_seat(a)
+        self._pick(p, B_SEAT, "_m_seats", ("realtor_dest", p, a), False, "_realtor_dest", (p, a))
+
+    def _realtor_dest(self, p, a, b):
+        self._ctx_seat(b)
+        self._give(b, self._take_from_player(a, REALTOR_MOVES))
+
+    def _item_soldier(self, p, g):
+        self.soldier[p] = 1
+        self.kept_any = True
+
+    def _can_wrestler(self, p, g):
+        return len(self.deck) > 0
+
+    def _item_wrestler(self, p, g):
+        """Discard your card (its tile is exposed) and draw until you hold an unexposed Guest.
+        Reading: if the deck runs out first, you keep the last card drawn (exposed: you are exposed)."""
+        old = self.ident[p]
+        self.g_owner[old] = -1
+        was_exposed = self.p_exp[p]
+        self._discard_card(old, p)
+        while True:
+            g2 = self.deck.pop(0)
+            seen = self.deck_seen.pop(0)
+            cell = int(self.g_cell[g2])
+            if not self.c_exp[cell] or not self.deck:
+                break
+            self._discard_card(g2, p)
+        self.ident[p] = g2
+        self.g_owner[g2] = p
+        self._new_identity(p)
+        self.known_by[p] = seen & ~(1 << p)  # whoever saw that card knows who holds it now
+        self.knows[:, p] = [bool(self.known_by[p] >> r & 1) for r in range(self.num_players)]
+        self.knows_any = True
+        if was_exposed:
+            self.n_unexposed += 1
+        self.p_exp[p] = False
+        if self.c_exp[cell]:
+            self._exposed(p, p)
+        # else: an exposed player who wrestles is unexposed again (their Stash is empty)
+
+    # ================================================================ observations
+    def _scratch(self, which: str):
+        """A scratch buffer with its piece views, made once per game (not copied by clone)."""
+        cache = self.__dict__.get("_obs_cache")
+        if cache is None:
+            cache = self._obs_cache = {}
+        if which not in cache:
+            layout = self.observation_layout if which == "obs" else self.state_layout
+            buf = np.zeros(layout.size, dtype=np.float32)
+            cache[which] = (buf, layout.views(buf))
+        return cache[which]
+
+    def observation(self, player: int) -> np.ndarray:
+        buf, v = self._scratch("obs")
+        buf[:] = 0.0
+        n = self.num_players
+        cg = self.c_guest
+        perm = self._perm(player)
+        p_exp = np.array(self.p_exp)[perm]
+        self._fill_public(v, perm, p_exp)
+        # identities I know: mine, exposed ones, ones shown to me, all at the end
+        ident = np.array(self.ident)[perm]
+        if self.over:
+            rows = np.arange(n)
+        else:
+            knowing = self.knows[player, perm] | p_exp
+            knowing[0] = True
+            rows = np.flatnonzero(knowing)
+        known = ident[rows]  # their Guests
+        v["identity"][rows, self.g_cell[known]] = 1.0
+        # candidates: public deductions and my Dentist answers, minus cards known to be elsewhere
+        hidden = ~(self.g_mark | self.g_disc | self.c_exp[self.g_cell])
+        hidden[known] = False
+        if any(self.deck_seen):  # cards I have seen in the deck (Astronaut / Mayor)
+            bit = 1 << player
+            seen = np.zeros(self.num_tiles, dtype=bool)
+            for g, flags in zip(self.deck, self.deck_seen):
+                if flags & bit:
+                    seen[g] = True
+            v["seen_in_deck"][:] = seen[cg]
+            hidden &= ~seen
+        cand = self.public_cand[perm]
+        cand &= self.dentist_cand[player, perm]
+        cand &= hidden
+        cand[rows] = False
+        cand[rows, known] = True
+        v["candidates"][:] = cand[:, cg]
+        if self.dentist_records:
+            told = v["dentist_told"]
+            for asker, target, epoch, _line, _snap in self.dentist_records:
+                if target == player and epoch == self.epoch[player]:
+                    told[(asker - player) % n] = self.dentist_cand[asker, player][cg]
+        v["own_total"][0] = self._total(player)
+        return buf.copy()
+
+    def _exposed_guest_mask(self) -> np.ndarray:
+        out = np.zeros(self.num_tiles, dtype=bool)
+        out[self.c_guest[self.c_exp]] = True
+        return out
+
+    def _perm(self, player) -> np.ndarray:
+        perms = self.__dict__.get("_perms")
+        if perms is None:
+            n = self.num_players
+            perms = self._perms = [(q + np.arange(n)) % n for q in range(n)] + [np.arange(n)]
+        return perms[player]
+
+    def _fill_public(self, v: dict, perm: np.ndarray, p_exp: np.ndarray) -> None:
+        """Everything on the table, seats in the order `perm` (relative to the observer)."""
+        cg = self.c_guest
+        v["grid"][self._arange_t, cg] = 1.0
+        v["exposed_tiles"][:] = self.c_exp
+        v["tile_wallets"][:] = self.c_wal
+        v["marks"][:] = self.g_mark[cg]
+        v["discarded"][:] = self.g_disc[cg]
+        v["stashes"][:] = np.array(self.stash)[perm]
+        v["exposed_players"][:] = p_exp
+        if self.knows_any:
+            v["knows"][:] = self.knows[perm[:, None], perm]
+        if self.kept_any:
+            v["kept_items"][:] = self.kept[perm]
+        for a, qa in enumerate(perm):
+            for e, ga, gb in self.move_rec[qa]:
+                ea, eb = self.edges[e]
+                if cg[ea] == ga and cg[eb] == gb:
+                    v["blocked_swaps"][a, e] = 1.0
+        v["last_kinds"][:] = self.last_kind[perm]
+        v["last_cells"][:] = self.last_guests[perm[:, None], cg]
+        if self.items_any:
+            v["last_seats"][:] = self.last_seats[perm[:, None], perm]
+            v["last_items"][:] = self.last_items[perm]
+        v["counts"][:3] = (len(self.deck), self.lost_found, self.over)
+        if not self.over:
+            rel = perm.tolist()
+            v["turn"][rel.index(self.turn)] = 1.0
+            frame = self.frames[-1]
+            kind = frame[0]
+            v["decision"][kind] = 1.0
+            if kind == OFFER:
+                v["decision_item"][frame[2]] = 1.0
+            elif kind == DENTIST:
+                v["decision_seats"][rel.index(frame[2])] = 1.0
+            elif kind == PICK:
+                if self.ctx_item >= 0:
+                    v["decision_item"][self.ctx_item] = 1.0
+                for g in self.ctx_cells:
+                    v["decision_cells"][self.g_cell[g]] = 1.0
+                for q in self.ctx_seats:
+                    v["decision_seats"][rel.index(q)] = 1.0
+
+    def state_tensor(self) -> np.ndarray:
+        buf, v = self._scratch("state")
+        buf[:] = 0.0
+        self._fill_public(v, self._perm(self.num_players), np.array(self.p_exp))
+        n = self.num_players
+        for q in range(n):
+            v["identity"][q, self.g_cell[self.ident[q]]] = 1.0
+            for r in range(n):
+                if self.known_by[q] >> r & 1:
+                    v["knows"][r, q] = 1.0
+        for i, (g, flags) in enumerate(zip(self.deck, self.deck_seen)):
+            v["deck"][i, g] = 1.0
+            v["deck_seen"][i] = [(flags >> q) & 1 for q in range(n)]
+        v["public_candidates"][:] = self.public_cand
+        v["dentist_candidates"][:] = self.dentist_cand
+        v["counts"][:] = (len(self.deck), self.lost_found, self.created, self.over, len(self.winners))
+        if not self.over:
+            f = self.frames[-1]
+            v["decider"][f[1]] = 1.0
+            fields = [len(self.frames), f[0]] + [x for x in f[2:] if isinstance(x, (int, bool, np.integer))]
+            v["frames"][: min(8, len(fields))] = fields[:8]
+        return buf.copy()
+
+    # ================================================================ resampling hidden information
+    def resample_hidden(self, player: int, rng: np.random.Generator) -> Exposed:
+        """A copy where what `player` cannot know is redrawn: the Guests of unexposed players whose
+        card `player` has not been shown, and the order of the deck cards `player` has not seen.
+        Constraints kept: a player's Guest is unexposed, inside every public deduction (steal/expose
+        neighbourhoods, Senator, Accountant, the 7-Wallet threshold) and every Dentist answer given
+        to `player`. Dentist answers between two other players are redrawn to fit. Reading: the
+        draw is a consistent assignment by sequential random choice, not an exact posterior."""
+        g = self.clone()
+        g.rng = np.random.default_rng(rng.integers(2**63))
+        n = self.num_players
+        bit = 1 << player
+        if self.over:
+            unknown = []
+        else:
+            unknown = [
+                q for q in range(n) if q != player and not self.p_exp[q] and not (self.known_by[q] & bit)
+            ]
+        free_slots = [i for i, f in enumerate(self.deck_seen) if not f & bit]
+        pool = [self.ident[q] for q in unknown] + [self.deck[i] for i in free_slots]
+        exposed_guest = g._exposed_guest_mask()
+        allowed = {}
+        for q in unknown:
+            ok = self.public_cand[q] & self.dentist_cand[player, q] & ~exposed_guest
+            ok &= self.c_wal[self.g_cell] < WIN_WALLETS - self.stash[q]
+            allowed[q] = ok
+        choice = None
+        for _ in range(30):
+            used = set()
+            trial = {}
+            for q in rng.permutation(unknown):
+                options = [x for x in pool if allowed[q][x] and x not in used]
+                if not options:
+                    break
+                trial[int(q)] = options[int(rng.integers(len(options)))]
+                used.add(trial[int(q)])
+            else:
+                choice = trial
+                break
+        if choice is None:  # keep the true assignment (always consistent)
+            choice = {q: self.ident[q] for q in unknown}
+        rest = [x for x in pool if x not in set(choice.values())]
+        rest = [rest[i] for i in rng.permutation(len(rest))]
+        for i, x in zip(free_slots, rest):
+            g.deck[i] = x
+        for q, x in choice.items():
+            g.ident[q] = x
+        g.g_owner = [-1] * self.num_tiles
+        for q, x in enumerate(g.ident):
+            g.g_owner[x] = q
+        # Dentist answers `player` is not part of are redrawn to fit the new Guests
+        records = []
+        for asker, target, epoch, line, snap in self.dentist_records:
+            if target in choice and asker != player and epoch == self.epoch[target]:
+                where = int(np.flatnonzero(snap == g.ident[target])[0])
+                line = where // self.side if rng.random() < 0.5 else self.side + where % self.side
+            records.append((asker, target, epoch, line, snap))
+        g.dentist_records = records
+        g.dentist_cand = np.ones_like(self.dentist_cand)
+        for asker, target, epoch, line, snap in records:
+            if epoch == g.epoch[target]:
+                lm = np.zeros(self.num_tiles, dtype=bool)
+                lm[snap[self.line_mask[line]]] = True
+                g.dentist_cand[asker, target] &= lm
+        g._mask_cache = None
+        return g
+
+    # ================================================================ invariants and text
+    def check_invariants(self) -> None:
+        t, n = self.num_tiles, self.num_players
+        total = int(self.c_wal.sum()) + sum(self.stash) + self.lost_found
+        assert total == self.initial_wallets + self.created, "Wallets created or lost"
+        assert (self.c_wal >= 0).all() and min(self.stash) >= 0 and self.lost_found >= 0
+        assert (np.sort(self.c_guest) == self._arange_t).all()
+        assert (self.g_cell[self.c_guest] == self._arange_t).all()
+        cards = self.ident + self.deck + self.marks + self.discard
+        assert sorted(cards) == list(range(t)), "every Identity card is in exactly one place"
+        assert len(self.deck) == len(self.deck_seen)
+        assert len(self.marks) <= self.num_marks
+        assert self.c_exp[self.g_cell[self.discard]].all(), "a discarded card's tile is exposed"
+        assert self.n_unexposed == n - sum(self.p_exp)
+        assert self.knows_any or not self.knows.any()
+        assert self.kept_any or not self.kept.any()
+        assert self.items_any or not (self.last_seats.any() or self.last_items.any())
+        for q in range(n):
+            assert self.g_owner[self.ident[q]] == q
+            assert self.p_exp[q] == bool(self.c_exp[self._guest_cell(q)])
+            if self.p_exp[q]:
+                assert self.stash[q] == 0, "an exposed player's Wallets are on their Guest"
+            else:
+                assert self.public_cand[q, self.ident[q]], "a public deduction excludes the true Guest"
+        for asker, target, epoch, _line, _snap in self.dentist_records:
+            if epoch == self.epoch[target]:
+                assert self.dentist_cand[asker, target, self.ident[target]]
+        if not self.over:
+            assert self.frames and self.frames[-1][0] != CALL
+            assert self.legal_action_mask().any()
+
+    def guest_name(self, g: int) -> str:
+        return GUESTS[g].name
+
+    def _cell_name(self, c: int) -> str:
+        return f"r{c // self.side}c{c % self.side}({GUESTS[self.c_guest[c]].name})"
+
+    def action_to_string(self, action: int) -> str:
+        a = int(action)
+        _t, _n = self.num_tiles, self.num_players
+        if a < self.OFF_STEAL:
+            x, y = self.edges[a]
+            return f"swap {self._cell_name(x)}<->{self._cell_name(y)}"
+        if a < self.OFF_EXPOSE:
+            return f"steal from {self._cell_name(a - self.OFF_STEAL)}"
+        if a < self.OFF_SNITCH:
+            return f"expose {self._cell_name(a - self.OFF_EXPOSE)}"
+        if a < self.OFF_CELL:
+            return f"snitch to seat +{a - self.OFF_SNITCH}"
+        if a < self.OFF_LINE:
+            return f"choose tile {self._cell_name(a - self.OFF_CELL)}"
+        if a < self.OFF_SEAT:
+            i = a - self.OFF_LINE
+            return f"choose row {i}" if i < self.side else f"choose column {i - self.side}"
+        if a < self.OFF_GUEST:
+            return f"choose player seat +{a - self.OFF_SEAT}"
+        if a < self.A_USE:
+            return f"choose card {GUESTS[a - self.OFF_GUEST].name}"
+        if a == self.A_USE:
+            return "use the item"
+        if a == self.A_PASS:
+            return "pass / stop"
+        return f"action {a} (out of range 0..{self.num_actions - 1})"
+
+    def illegal_reason(self, action: int) -> str:
+        if not self.frames:
+            return super().illegal_reason(action)
+        frame = self.frames[-1]
+        kind, p = frame[0], frame[1]
+        where = f"the current decision is '{DECISION_NAMES[kind]}'"
+        a = int(action)
+        if kind in (ACTION, MOVE1, MOVE2) and a < self.OFF_STEAL:
+            return f"{where}; that swap would undo a swap of a player's latest Move (FAQ: no reversal)"
+        if kind == ACTION and a < self.OFF_EXPOSE:
+            return f"{where}; you may steal only from a tile with a Wallet surrounding your Guest (or your own while unexposed)"
+        if kind == ACTION and a < self.OFF_SNITCH:
+            return f"{where}; you may expose only an unexposed tile in your row or column, not your own"
+        if kind == ACTION and a < self.OFF_CELL:
+            if self.p_exp[p]:
+                return f"{where}; only unexposed players may Snitch"
+            return f"{where}; you may Snitch only to another unexposed player"
+        if a == self.A_PASS:
+            return f"{where}; this step is not optional"
+        return f"{where}; this choice is not among the allowed ones for it"
+
+    def action_groups(self) -> list[tuple[str, int, int, str]]:
+        t, n, s = self.num_tiles, self.num_players, self.side
+        return [
+            (
+                "swap",
+                0,
+                self.num_edges,
+                "swap two orthogonally adjacent tiles (Move action, Soldier/Magician/Server moves)",
+            ),
+            ("steal", self.OFF_STEAL, t, "Steal action (or the Mechanic's steal) from a cell"),
+            ("expose", self.OFF_EXPOSE, t, "Expose action on a cell"),
+            (
+                "snitch",
+                self.OFF_SNITCH,
+                n,
+                "Snitch: show your card to the player at relative seat k (k >= 1)",
+            ),
+            ("tile", self.OFF_CELL, t, "choose a cell (Snitch flip, item steps, Pilot swap)"),
+            ("line", self.OFF_LINE, 2 * s, "choose a row (first) or a column (item steps, Dentist answer)"),
+            ("player", self.OFF_SEAT, n, "choose the player at relative seat k (item steps)"),
+            ("card", self.OFF_GUEST, t, "choose a card by Guest (Actor: a discarded card; Judge: a Mark)"),
+            ("use", self.A_USE, 1, "use the stolen Mark's item"),
+            ("pass", self.A_PASS, 1, "decline the item / stop an 'up to' item / skip Pilot or Soldier"),
+        ]
+
+    def to_string(self, player: int | None = None) -> str:
+        n, s = self.num_players, self.side
+        lines = []
+        for r in range(s):
+            row = []
+            for c in range(r * s, r * s + s):
+                g = int(self.c_guest[c])
+                tag = "*" if self.c_exp[c] else " "
+                tag += "M" if self.g_mark[g] else " "
+                row.append(f"{GUESTS[g].name[:8]:8s}{tag}{int(self.c_wal[c]):2d}")
+            lines.append(" | ".join(row))
+        lines.append(
+            f"Marks: {[GUESTS[g].name for g in self.marks]}  Discard: {[GUESTS[g].name for g in self.discard]}"
+        )
+        lines.append(
+            f"Deck: {len(self.deck)} cards  Lost & Found: {self.lost_found} (created {self.created})"
+        )
+        for q in range(n):
+            show = (
+                player is None
+                or self.over
+                or q == player
+                or self.p_exp[q]
+                or (self.known_by[q] >> player & 1)
+            )
+            who = GUESTS[self.ident[q]].name if show else "?"
+            flags = ("exposed " if self.p_exp[q] else "") + ("Pilot " if self.pilot[q] else "")
+            flags += ("Soldier " if self.soldier[q] else "") + (f"Cop x{self.cop[q]} " if self.cop[q] else "")
+            lines.append(f"player {q}: {who:12s} stash {self.stash[q]} {flags}")
+        if self.over:
+            lines.append(f"game over; winners {self.winners}")
+        else:
+            lines.append(
+                f"turn: player {self.turn}; deciding: player {self.current_player()} "
+                f"({DECISION_NAMES[self.frames[-1][0]]})"
+            )
+            if player is None:
+                lines.append("frames: " + "; ".join(str(f[:3]) + str(f[3:]) for f in self.frames))
+                lines.append(f"deck: {[GUESTS[g].name for g in self.deck]} seen {self.deck_seen}")
+        return "\n".join(lines)
+
+    def render_rgb(self) -> np.ndarray:
+        from .render import render_table
+
+        return render_table(self)
