@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from envs.core.policies import play_random_episode
+
 
 def wilson_interval(successes: float, trials: int, z: float = 1.959964) -> tuple[float, float]:
     """95% Wilson score interval for a binomial proportion."""
@@ -42,16 +44,7 @@ def aec_random_play(make_env) -> Callable[[int], int]:
 
     def play(seed: int) -> int:
         env.reset(seed=seed)
-        decisions = 0
-        for _agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            decisions += 1
-        return decisions
+        return play_random_episode(env, rng)
 
     return play
 

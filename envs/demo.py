@@ -13,22 +13,14 @@ import numpy as np
 from PIL import Image
 
 import envs
+from envs.core.policies import play_random_episode
 
 
 def play(name: str, config: dict, seed: int, out: Path | None) -> str:
     face = importlib.import_module(f"envs.{name}_v0")
     env = face.env(render_mode="ansi", **config)
     env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    decisions = 0
-    for _agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(len(legal))]))
-        decisions += 1
+    decisions = play_random_episode(env, np.random.default_rng(seed))
     game = env.unwrapped.game
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)

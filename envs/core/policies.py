@@ -29,3 +29,20 @@ def random_action(mask: np.ndarray, rng: np.random.Generator) -> int:
 
 
 PolicyFactory = Callable[..., Policy]
+
+
+def play_random_episode(env, rng: np.random.Generator) -> int:
+    """Play one (already reset) PettingZoo AEC episode with uniformly random legal actions.
+
+    Works with any env whose observations carry an "action_mask"; returns the number of decisions.
+    """
+    decisions = 0
+    for _agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+        decisions += 1
+    return decisions
