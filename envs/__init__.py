@@ -15,6 +15,7 @@ GAMES: dict[str, str] = {
     "expressions": "Expressions",
     "exposaurus": "Exposaurus",
     "exposed": "Exposed",
+    "artifacts": "Artifacts",
 }
 
 

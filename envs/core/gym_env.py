@@ -11,7 +11,10 @@ from gymnasium import spaces
 
 from .config import build_config
 from .errors import IllegalActionError
+from .registry import GameSpec
 from .render import show
+
+MAX_REDEALS = 100
 
 
 class SingleSeatEnv(gymnasium.Env):
@@ -31,7 +34,7 @@ class SingleSeatEnv(gymnasium.Env):
 
     def __init__(
         self,
-        game: str,
+        game: str | GameSpec,
         opponents: Callable | Sequence[Callable] | None = None,
         seat: int | None = None,
         render_mode: str | None = None,
@@ -42,7 +45,7 @@ class SingleSeatEnv(gymnasium.Env):
     ):
         from envs import spec
 
-        self.spec_ = spec(game)
+        self.spec_ = game if isinstance(game, GameSpec) else spec(game)
         self.game_class = self.spec_.game_class
         self.config = build_config(self.game_class.config_class, config)
         probe = self.game_class(self.config, np.random.default_rng(0))
@@ -84,12 +87,17 @@ class SingleSeatEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         rng = self.np_random
-        self.game = self.game_class(self.config, np.random.default_rng(int(rng.integers(2**63))))
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
         self._last_return = 0.0
         self._ended_by_illegal = False
-        self._play_others()
-        return self._observe(), self._info()
+        # An episode starts at the learner's first decision; a deal whose game ends before the learner
+        # ever acts (rare: e.g. an early kill in Artifacts) is not an episode of that seat: deal again.
+        for _ in range(MAX_REDEALS):
+            self.game = self.game_class(self.config, np.random.default_rng(int(rng.integers(2**63))))
+            self._play_others()
+            if not self.game.is_terminal():
+                return self._observe(), self._info()
+        raise RuntimeError(f"seat {self.seat} never got a decision in {MAX_REDEALS} deals")
 
     def step(self, action):
         game = self.game

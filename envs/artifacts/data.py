@@ -1,0 +1,571 @@
+"""Artifacts (Academics vs Looters): every card, role, resource and site as data.
+
+The rule text gives the game's structure but not its cards; this is our reference edition
+("ours" in RULES.md). The tables in RULES.md are generated from this module:
+`python -m envs.artifacts.data` rewrites the block between the `<!-- tables -->` markers, and
+tests/artifacts/test_design.py fails if RULES.md is out of date.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+MIN_PLAYERS, MAX_PLAYERS = 5, 10
+
+# ----- sides ------------------------------------------------------------------------------------
+ACADEMICS, LOOTERS = 0, 1
+SIDE_NAMES = ("Academics", "Looters")
+
+# ----- artifacts: 5 artifacts x 5 pieces ----------------------------------------------------------
+ARTIFACTS = ("Jade Dragon", "Golden Mask", "Crystal Skull", "Bronze Helm", "Silver Chalice")
+NUM_ARTIFACTS = 5
+PIECES_PER_ARTIFACT = 5
+STORAGE_START = 3  # random pieces placed in Storage at set-up
+SOLD_START = 2  # optional: pieces placed in Sold at set-up
+STORAGE_LIMIT = 5  # a 6th kept piece forces a sale
+EXTRA_SLOT = 1  # the Extra Storage Slot opened by Storage events
+ACADEMIC_COLLECTION = 4  # pieces of one artifact in Storage: the Academics win
+LOOTER_EACH = 2  # pieces of EACH artifact in Sold + Discard: the Looters win
+
+
+# ----- roles ---------------------------------------------------------------------------------------
+class Role(NamedTuple):
+    name: str
+    side: int
+    ability: str  # "active", "passive" or "none"
+    aware_of: tuple[str, ...]  # roles whose players this role learns at set-up (Passive: Aware of)
+    text: str
+
+
+ROLES: tuple[Role, ...] = (
+    Role("Academic", ACADEMICS, "none", (), "No ability. Wins with the Academics."),
+    Role(
+        "Possessed",
+        ACADEMICS,
+        "passive",
+        ("Tomb Raider",),
+        "Aware of the Tomb Raiders. If the Possessed dies, the Looters win: stay hidden.",
+    ),
+    Role(
+        "Shaman",
+        ACADEMICS,
+        "active",
+        (),
+        "Active, Seance: name another living unrevealed player as a Looter. Right: that player is "
+        "Revealed. Wrong: that player is publicly cleared (known Academic) and one random piece of "
+        "Discard is shuffled back into the draw pile; with an empty Discard the NEXT discarded piece "
+        "is shuffled back in instead.",
+    ),
+    Role(
+        "Curator",
+        ACADEMICS,
+        "active",
+        (),
+        "Active, Restore: move one piece of an artifact of your choice from Sold to Storage "
+        "(it replaces a piece, chosen by vote, if Storage is full). Under Spain the piece is random.",
+    ),
+    Role(
+        "Detective",
+        ACADEMICS,
+        "active",
+        (),
+        "Active, Investigate: privately learn the side of another living player (the Forger "
+        "appears as an Academic).",
+    ),
+    Role(
+        "Tomb Raider",
+        LOOTERS,
+        "passive",
+        ("Tomb Raider", "Mafia Boss"),
+        "Aware of the other Tomb Raiders and of the Mafia Boss.",
+    ),
+    Role(
+        "Mafia Boss",
+        LOOTERS,
+        "active",
+        ("Tomb Raider",),
+        "Active, Hit: kill another living player. If it is the Possessed, the Looters win. "
+        "Aware of the Tomb Raiders.",
+    ),
+    Role(
+        "Smuggler",
+        LOOTERS,
+        "active",
+        (),
+        "Active, Smuggle: move one piece of an artifact of your choice from Storage to Discard. "
+        "Nobody is aware of the Smuggler, and the Smuggler is aware of nobody.",
+    ),
+    Role(
+        "Forger",
+        LOOTERS,
+        "passive",
+        ("Mafia Boss",),
+        "Passive: Aware of the Mafia Boss; appears as an Academic to every ability or event that "
+        "tells a player someone's side (the Shaman's Seance sees the truth).",
+    ),
+)
+ROLE_NAMES = tuple(r.name for r in ROLES)
+ROLE_ID = {r.name: i for i, r in enumerate(ROLES)}
+NUM_ROLES = len(ROLES)
+ACADEMIC, POSSESSED, SHAMAN, CURATOR, DETECTIVE, TOMB_RAIDER, MAFIA_BOSS, SMUGGLER, FORGER = range(NUM_ROLES)
+ROLE_SIDE = tuple(r.side for r in ROLES)
+ROLE_ACTIVE = tuple(r.ability == "active" for r in ROLES)
+# the side a player appears to have when an ability or event tells it (the Forger's passive)
+APPARENT_SIDE = tuple(ACADEMICS if i == FORGER else r.side for i, r in enumerate(ROLES))
+AWARE_OF = tuple(frozenset(ROLE_ID[x] for x in r.aware_of) for r in ROLES)
+
+# ----- the role chart: Looters by player count, then roles by "preference" -------------------------
+LOOTER_COUNT = {5: 2, 6: 2, 7: 3, 8: 3, 9: 3, 10: 4}
+PREFERENCES = ("basic", "standard", "full")
+PREFERENCE_TEXT = {
+    "basic": "only the four named roles and plain Academics / Tomb Raiders",
+    "standard": "adds the Curator, the Detective (7+) and the Smuggler (7+)",
+    "full": "every role: Curator, Detective (6+), Smuggler (7+), Forger (10)",
+}
+
+
+def role_chart(num_players: int, preference: str) -> tuple[int, ...]:
+    """The roles dealt for `num_players` and `preference` (a multiset, as role ids, sorted)."""
+    looters = LOOTER_COUNT[num_players]
+    academics = num_players - looters
+    special_l: list[int] = [MAFIA_BOSS]
+    special_a: list[int] = [POSSESSED, SHAMAN]
+    if preference == "standard":
+        special_a.append(CURATOR)
+        if num_players >= 7:
+            special_a.append(DETECTIVE)
+            special_l.append(SMUGGLER)
+    elif preference == "full":
+        special_a.append(CURATOR)
+        if num_players >= 6:
+            special_a.append(DETECTIVE)
+        if num_players >= 7:
+            special_l.append(SMUGGLER)
+        if num_players >= 10:
+            special_l.append(FORGER)
+    # at least one Tomb Raider always: the text's awareness example needs one
+    roles = special_l + [TOMB_RAIDER] * (looters - len(special_l))
+    roles += special_a + [ACADEMIC] * (academics - len(special_a))
+    return tuple(sorted(roles))
+
+
+# ----- events -----------------------------------------------------------------------------------
+# event types (the icons); a card has one main type and may carry Delayed
+ACTION, STORAGE, RANDOM, ELECTION = range(4)
+TYPE_NAMES = ("Action", "Storage", "Random", "Election")
+
+# whom an event targets
+T_NONE, T_DRAWER, T_RANDOM, T_ELECT = range(4)
+TARGET_NAMES = ("-", "the drawer", "random living", "elected living")
+
+# effect primitives
+(
+    FX_EXPANSION,
+    FX_BORROW,
+    FX_FOXFIRE,
+    FX_REVEAL,
+    FX_PEEK,
+    FX_SILENCE,
+    FX_KILL,
+    FX_RESTORE,
+    FX_DONATION,
+    FX_THEFT,
+    FX_BLACK_MARKET,
+    FX_CANCEL_ALL,
+    FX_UNSILENCE,
+    FX_NOTHING,
+) = range(14)
+
+# ----- resources --------------------------------------------------------------------------------
+BALLOT_BOX, LAWYER, RED_TAPE, INSURANCE = range(4)
+
+
+class Resource(NamedTuple):
+    name: str
+    cost: int  # pieces discarded from Sold
+    text: str
+
+
+RESOURCES: tuple[Resource, ...] = (
+    Resource(
+        "Ballot Box", 2, "The targets of this Random event are elected instead (the card stays Random)."
+    ),
+    Resource("Lawyer", 2, "Skip this Election event (its effect is negated this round)."),
+    Resource("Red Tape", 1, "Delay this Election event: it resolves at the end of the next round."),
+    Resource("Insurance", 3, "Cancel Status of the oldest Delayed event in play drawn in an earlier round."),
+)
+NUM_RESOURCES = len(RESOURCES)
+
+
+class Event(NamedTuple):
+    name: str
+    type: int
+    delay: int  # 0, or the number of rounds until it resolves (the Delayed icon)
+    target: int  # T_*
+    count: int  # number of target players
+    effect: int  # FX_*
+    param: int  # rounds of silence
+    resources: tuple[int, ...]  # the resources printed in bold on the card
+    text: str
+
+
+E = Event
+EVENTS: tuple[Event, ...] = (
+    E(
+        "Storage Expansion",
+        STORAGE,
+        0,
+        T_NONE,
+        0,
+        FX_EXPANSION,
+        0,
+        (),
+        "The Extra Storage Slot opens: Storage holds 6 pieces for the rest of the game. Nulled if "
+        "Borrow Exhibit is active.",
+    ),
+    E(
+        "Borrow Exhibit",
+        STORAGE,
+        1,
+        T_NONE,
+        0,
+        FX_BORROW,
+        0,
+        (INSURANCE,),
+        "Delayed 1: search the draw pile for a piece of the artifact with most pieces in Storage "
+        "(ties random) and put it in the Extra Storage Slot, which stays open. Active from the draw "
+        "on; nulled if Storage Expansion is active.",
+    ),
+    E(
+        "Foxfire",
+        ACTION,
+        0,
+        T_DRAWER,
+        1,
+        FX_FOXFIRE,
+        0,
+        (),
+        "The drawer names a role in play (Revealed and Dead roles may be named); one holder of it, "
+        "at random, is Revealed (nothing if that holder already is).",
+    ),
+    E(
+        "Scapegoat",
+        RANDOM,
+        0,
+        T_RANDOM,
+        1,
+        FX_REVEAL,
+        0,
+        (BALLOT_BOX,),
+        "A random living player is Revealed.",
+    ),
+    E(
+        "Chosen One",
+        RANDOM,
+        0,
+        T_RANDOM,
+        1,
+        FX_PEEK,
+        0,
+        (BALLOT_BOX,),
+        "A random living player privately learns the side of another living player of their choice.",
+    ),
+    E(
+        "Interrogation",
+        ELECTION,
+        0,
+        T_ELECT,
+        1,
+        FX_REVEAL,
+        0,
+        (LAWYER, RED_TAPE),
+        "Elect a player: they are Revealed.",
+    ),
+    E(
+        "Gag Order",
+        ELECTION,
+        0,
+        T_ELECT,
+        1,
+        FX_SILENCE,
+        3,
+        (LAWYER, RED_TAPE),
+        "Elect a player: they are Silenced for 3 rounds.",
+    ),
+    E(
+        "Night Watch",
+        ELECTION,
+        0,
+        T_ELECT,
+        1,
+        FX_PEEK,
+        0,
+        (LAWYER, RED_TAPE),
+        "Elect a player: they privately learn the side of another living player of their choice.",
+    ),
+    E(
+        "Double Gag",
+        ELECTION,
+        0,
+        T_ELECT,
+        2,
+        FX_SILENCE,
+        2,
+        (LAWYER, RED_TAPE),
+        "Elect two players (the two most voted): both are Silenced for 2 rounds.",
+    ),
+    E(
+        "Trial by Ordeal",
+        ELECTION,
+        0,
+        T_ELECT,
+        1,
+        FX_KILL,
+        0,
+        (LAWYER, RED_TAPE),
+        "Elect a player: they die.",
+    ),
+    E(
+        "Curse of the Pharaoh",
+        RANDOM,
+        2,
+        T_RANDOM,
+        1,
+        FX_KILL,
+        0,
+        (BALLOT_BOX, INSURANCE),
+        "Delayed 2: a random living player dies.",
+    ),
+    E(
+        "Pickpocket",
+        RANDOM,
+        0,
+        T_RANDOM,
+        1,
+        FX_SILENCE,
+        2,
+        (BALLOT_BOX,),
+        "A random living player is Silenced for 2 rounds.",
+    ),
+    E(
+        "Stage Fright",
+        RANDOM,
+        0,
+        T_RANDOM,
+        2,
+        FX_SILENCE,
+        1,
+        (BALLOT_BOX,),
+        "Two random living players are Silenced for 1 round.",
+    ),
+    E(
+        "Restoration Grant",
+        ACTION,
+        0,
+        T_NONE,
+        0,
+        FX_RESTORE,
+        0,
+        (),
+        "Vote for an artifact in Sold: one piece of it returns to Storage (replacing if full).",
+    ),
+    E(
+        "Private Donation",
+        ACTION,
+        0,
+        T_NONE,
+        0,
+        FX_DONATION,
+        0,
+        (),
+        "Vote for an artifact: search the draw pile for a piece of it and Keep it (replacing if full).",
+    ),
+    E(
+        "Museum Theft",
+        ACTION,
+        0,
+        T_NONE,
+        0,
+        FX_THEFT,
+        0,
+        (),
+        "Vote for an artifact in Storage: one piece of it is Discarded.",
+    ),
+    E(
+        "Black Market",
+        ACTION,
+        0,
+        T_NONE,
+        0,
+        FX_BLACK_MARKET,
+        0,
+        (),
+        "Search the draw pile for a piece of the artifact with fewest pieces in Sold + Discard "
+        "(ties random) and Sell it.",
+    ),
+    E(
+        "Police Raid",
+        ACTION,
+        0,
+        T_NONE,
+        0,
+        FX_CANCEL_ALL,
+        0,
+        (),
+        "Cancel Status of every Delayed event in play.",
+    ),
+    E("Amnesty", ACTION, 0, T_NONE, 0, FX_UNSILENCE, 0, (), "Every Silenced player is no longer Silenced."),
+    E("Quiet Day", ACTION, 0, T_NONE, 0, FX_NOTHING, 0, (), "Nothing happens."),
+    E(
+        "Rumour Mill",
+        RANDOM,
+        1,
+        T_RANDOM,
+        1,
+        FX_REVEAL,
+        0,
+        (BALLOT_BOX, INSURANCE),
+        "Delayed 1: a random living player is Revealed.",
+    ),
+    E(
+        "Tribunal",
+        ELECTION,
+        1,
+        T_ELECT,
+        1,
+        FX_REVEAL,
+        0,
+        (INSURANCE,),
+        "Delayed 1: elect a player: they are Revealed.",
+    ),
+    E(
+        "Sealed Crate",
+        ACTION,
+        2,
+        T_NONE,
+        0,
+        FX_DONATION,
+        0,
+        (INSURANCE,),
+        "Delayed 2: vote for an artifact: search the draw pile for a piece of it and Keep it.",
+    ),
+    E(
+        "Smuggling Ring",
+        ACTION,
+        1,
+        T_NONE,
+        0,
+        FX_BLACK_MARKET,
+        0,
+        (INSURANCE,),
+        "Delayed 1: as Black Market.",
+    ),
+    E(
+        "Lost Map",
+        ACTION,
+        0,
+        T_DRAWER,
+        1,
+        FX_PEEK,
+        0,
+        (),
+        "The drawer privately learns the side of another living player of their choice.",
+    ),
+)
+del E
+NUM_EVENTS = len(EVENTS)
+EVENT_ID = {e.name: i for i, e in enumerate(EVENTS)}
+NAMED_EVENTS = ("Storage Expansion", "Borrow Exhibit", "Foxfire", "Scapegoat", "Chosen One")
+STORAGE_EVENTS = frozenset(i for i, e in enumerate(EVENTS) if e.type == STORAGE)
+
+# cards: 0..24 artifact pieces (card c is artifact c // 5), 25..49 events
+NUM_ARTIFACT_CARDS = NUM_ARTIFACTS * PIECES_PER_ARTIFACT
+NUM_CARDS = NUM_ARTIFACT_CARDS + NUM_EVENTS
+
+# ----- sites ------------------------------------------------------------------------------------
+SITES = ("none", "china", "spain", "greece")
+SITE_TEXT = {
+    "none": "No site card.",
+    "china": "Zombie Troop: after every vote, the players in the minority are Silenced for the next "
+    "round. If a vote has more than one result, voting for any winner counts as the majority.",
+    "spain": "Hidden vault: Sold and Discard lie face down (only their sizes are public); resources "
+    "are paid with random pieces of Sold. The Looters' pile condition is not announced: in the "
+    "round window any living player may Call a check; if the condition holds the Looters win, "
+    "otherwise one random discarded piece returns to Sold.",
+    "greece": "Oracle: at set-up each player privately learns the side of the player on their left "
+    "(the next seat); the Forger appears as an Academic.",
+}
+
+# Active abilities may be used from this round on (text: "at any time during the round")
+ABILITY_FROM_ROUND = 1
+
+# ----- the empty draw pile (the text has no rule; ours) -------------------------------------------
+EMPTY_PILE_TEXT = (
+    "If the draw pile is empty when a card must be drawn, the exhibition opens as it is: the "
+    "Academics win if Storage holds at least 3 pieces of one artifact, otherwise the Looters win."
+)
+EMPTY_PILE_COLLECTION = 3
+
+
+# ----- generated documentation --------------------------------------------------------------------
+def _row(cells) -> str:
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def markdown_tables() -> str:
+    """The RULES.md tables (roles, chart, events, resources, sites), generated from the data above."""
+    out = ["### Roles", "", _row(("role", "side", "ability", "aware of", "text")), _row(["---"] * 5)]
+    for r in ROLES:
+        out.append(_row((r.name, SIDE_NAMES[r.side], r.ability, ", ".join(r.aware_of) or "-", r.text)))
+    out += ["", "### Role chart (Looters in brackets)", ""]
+    out.append(_row(["players", "Looters"] + [f"preference `{p}`" for p in PREFERENCES]))
+    out.append(_row(["---"] * (2 + len(PREFERENCES))))
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        cells = [n, LOOTER_COUNT[n]]
+        for pref in PREFERENCES:
+            roles = role_chart(n, pref)
+            parts = []
+            for rid in sorted(set(roles), key=lambda x: (ROLE_SIDE[x], x)):
+                k = roles.count(rid)
+                name = ROLE_NAMES[rid] + (f" x{k}" if k > 1 else "")
+                parts.append(f"[{name}]" if ROLE_SIDE[rid] == LOOTERS else name)
+            cells.append(", ".join(parts))
+        out.append(_row(cells))
+    out += ["", "Preferences: " + "; ".join(f"`{k}`: {v}" for k, v in PREFERENCE_TEXT.items()) + ".", ""]
+    out += ["### Events (25)", "", _row(("#", "event", "type", "targets", "resources", "text"))]
+    out.append(_row(["---"] * 6))
+    for i, e in enumerate(EVENTS):
+        kind = TYPE_NAMES[e.type] + (f" + Delayed {e.delay}" if e.delay else "")
+        targets = "-" if e.target == T_NONE else f"{e.count} {TARGET_NAMES[e.target]}"
+        res = ", ".join(f"**{RESOURCES[r].name}**" for r in e.resources) or "-"
+        out.append(_row((i + 1, e.name, kind, targets, res, e.text)))
+    out += [
+        "",
+        "### Resources",
+        "",
+        _row(("resource", "cost (pieces from Sold)", "effect")),
+        _row(["---"] * 3),
+    ]
+    for r in RESOURCES:
+        out.append(_row((r.name, r.cost, r.text)))
+    out += ["", "### Sites (option `site`)", "", _row(("site", "effect")), _row(["---"] * 2)]
+    for s in SITES:
+        out.append(_row((s, SITE_TEXT[s])))
+    out += ["", "### Artifacts", "", ", ".join(ARTIFACTS) + f": {PIECES_PER_ARTIFACT} pieces each.", ""]
+    return "\n".join(out)
+
+
+RULES_PATH = Path(__file__).with_name("RULES.md")
+START, END = "<!-- tables:start -->", "<!-- tables:end -->"
+
+
+def rules_with_tables(text: str) -> str:
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    return f"{head}{START}\n{markdown_tables()}\n{END}{tail}"
+
+
+if __name__ == "__main__":
+    RULES_PATH.write_text(rules_with_tables(RULES_PATH.read_text()))
+    print("wrote", RULES_PATH)

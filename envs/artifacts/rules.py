@@ -1,0 +1,1568 @@
+"""Artifacts (Academics vs Looters) as a pure engine.
+
+The rule text's order: set-up (site, secret roles, Storage 3, optional Sold 2, the draw pile,
+awareness); each round the drawer draws one card; a round window in which every living player may use
+an Active ability, suggest a Resource or (Spain) Call; an artifact is kept or sold by a secret vote,
+with the forced sale when Storage overflows and the optional extra sale; an event is followed as its
+card says (Random, Election, Storage, Action, Delayed); Delayed events resolve at the end of their
+round. Both sides' win conditions are checked after every change of the table. Readings of what the
+text leaves open are marked "ours" in RULES.md.
+
+The flow is a small explicit state machine (deep-copyable): `tasks` is a stack of plain tuples run by
+`_run()` until a decision is needed; a decision is (`phase`, `actors`, `ai`): the players who must
+choose, in order. Votes collect secret ballots and publish them when the last voter has voted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.core import Game, Layout
+from envs.core.config import require_choice, require_range
+
+from .data import (
+    ABILITY_FROM_ROUND,
+    ACADEMIC_COLLECTION,
+    ACADEMICS,
+    APPARENT_SIDE,
+    ARTIFACTS,
+    AWARE_OF,
+    BALLOT_BOX,
+    CURATOR,
+    DETECTIVE,
+    ELECTION,
+    EMPTY_PILE_COLLECTION,
+    EVENTS,
+    EXTRA_SLOT,
+    FX_BLACK_MARKET,
+    FX_BORROW,
+    FX_CANCEL_ALL,
+    FX_DONATION,
+    FX_EXPANSION,
+    FX_FOXFIRE,
+    FX_KILL,
+    FX_NOTHING,
+    FX_PEEK,
+    FX_RESTORE,
+    FX_REVEAL,
+    FX_SILENCE,
+    FX_THEFT,
+    FX_UNSILENCE,
+    INSURANCE,
+    LAWYER,
+    LOOTER_EACH,
+    LOOTERS,
+    MAFIA_BOSS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_ARTIFACT_CARDS,
+    NUM_ARTIFACTS,
+    NUM_CARDS,
+    NUM_EVENTS,
+    NUM_RESOURCES,
+    NUM_ROLES,
+    PIECES_PER_ARTIFACT,
+    POSSESSED,
+    PREFERENCES,
+    RANDOM,
+    RED_TAPE,
+    RESOURCES,
+    ROLE_ACTIVE,
+    ROLE_NAMES,
+    ROLE_SIDE,
+    SHAMAN,
+    SIDE_NAMES,
+    SITES,
+    SMUGGLER,
+    SOLD_START,
+    STORAGE_EVENTS,
+    STORAGE_LIMIT,
+    STORAGE_START,
+    T_DRAWER,
+    T_NONE,
+    T_RANDOM,
+    role_chart,
+)
+
+# ----- phases (who must choose what) -------------------------------------------------------------
+(
+    PH_WINDOW,
+    PH_TARGET,
+    PH_DEATH,
+    PH_TALK,
+    PH_FOXFIRE,
+    PH_PEEK,
+    PH_KEEP,
+    PH_AGREE,
+    PH_ELECT,
+    PH_OVERFLOW,
+    PH_REPLACE,
+    PH_EXTRA,
+    PH_RESTORE,
+    PH_DONATION,
+    PH_THEFT,
+) = range(15)
+NUM_PHASES = 15
+PHASE_NAMES = (
+    "round window",
+    "ability target",
+    "dying player's ability",
+    "discussion",
+    "Foxfire: name a role",
+    "choose whose side to learn",
+    "vote: keep the artifact?",
+    "vote: buy the resource?",
+    "election",
+    "vote: which other piece is sold (Storage full)",
+    "vote: which piece is replaced (Storage full)",
+    "vote: sell one more piece?",
+    "vote: which artifact returns from Sold",
+    "vote: which artifact is searched for",
+    "vote: which artifact is stolen",
+)
+VOTE_PHASES = (
+    PH_KEEP,
+    PH_AGREE,
+    PH_ELECT,
+    PH_OVERFLOW,
+    PH_REPLACE,
+    PH_EXTRA,
+    PH_RESTORE,
+    PH_DONATION,
+    PH_THEFT,
+)
+TYPE_VOTES = (PH_OVERFLOW, PH_REPLACE, PH_EXTRA, PH_RESTORE, PH_DONATION, PH_THEFT)
+NUM_VOTE_KINDS = len(VOTE_PHASES)
+VOTE_KIND = {ph: i for i, ph in enumerate(VOTE_PHASES)}
+IS_VOTE = tuple(ph in VOTE_PHASES for ph in range(NUM_PHASES))
+IS_TYPE_VOTE = tuple(ph in TYPE_VOTES for ph in range(NUM_PHASES))
+
+NO_WINNER = -1
+_GATHER_CACHE: dict[int, list[np.ndarray]] = {}  # per player count: each observer's rotation gather
+
+
+@dataclass(frozen=True)
+class ArtifactsConfig:
+    num_players: int = 7
+    preference: str = "standard"  # the role chart's preference: basic | standard | full
+    site: str = "none"  # none | china | spain | greece
+    sold_start: bool = True  # the optional 2 pieces in Sold at set-up
+    talk: bool = True  # cheap-talk discussion steps before every election
+
+    def validate(self) -> None:
+        require_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        require_choice("preference", self.preference, PREFERENCES)
+        require_choice("site", self.site, SITES)
+
+
+def action_blocks(n: int) -> dict[str, tuple[int, int]]:
+    """The flat action space for n players: block name -> (first index, count)."""
+    blocks = {}
+    start = 0
+    for name, count in (
+        ("pass", 1),
+        ("yes", 1),
+        ("no", 1),
+        ("seat", n),
+        ("artifact", NUM_ARTIFACTS),
+        ("role", NUM_ROLES),
+        ("use", 1),
+        ("resource", NUM_RESOURCES),
+        ("call", 1),
+        ("accuse", n),
+        ("vouch", n),
+    ):
+        blocks[name] = (start, count)
+        start += count
+    return blocks
+
+
+def observation_layout(n: int) -> Layout:
+    V = 2 + n + NUM_ARTIFACTS + 1
+    return Layout(
+        [
+            ("my_role", (NUM_ROLES,), "own role, one-hot"),
+            ("known_roles", (n, NUM_ROLES), "roles I know (own, Revealed, awareness), by relative seat"),
+            (
+                "known_sides",
+                (n, 2),
+                "sides I know [Academic, Looter] (roles known, private checks, public clears)",
+            ),
+            ("alive", (n,), "1 if the seat is alive"),
+            ("revealed", (n,), "1 if the seat's role is Revealed"),
+            ("silenced", (n,), "1 if the seat is Silenced now"),
+            ("silence_left", (n,), "rounds of silence left after this one, /3"),
+            ("ability_used", (n,), "1 if the seat has used its Active ability"),
+            ("cleared", (n,), "1 if publicly known to be an Academic (Shaman's wrong guess)"),
+            ("drawer", (n,), "the drawer of this round"),
+            ("to_act", (n,), "the player choosing now"),
+            ("phase", (NUM_PHASES,), "the current decision, one-hot"),
+            ("card", (NUM_ARTIFACTS + NUM_EVENTS,), "this round's card: artifact or event, one-hot"),
+            ("card_status", (5,), "[artifact still to place, Ballot Box, Skipped, Red Tape, nulled]"),
+            ("storage", (NUM_ARTIFACTS,), "pieces in Storage per artifact, /5"),
+            ("sold", (NUM_ARTIFACTS,), "pieces in Sold per artifact, /5 (zero under Spain)"),
+            ("discard", (NUM_ARTIFACTS,), "pieces in Discard per artifact, /5 (zero under Spain)"),
+            ("pile_sizes", (4,), "[Storage capacity /6, Sold size /25, Discard size /25, draw pile /50]"),
+            ("events_gone", (NUM_EVENTS,), "1 for each event already drawn"),
+            ("delayed", (NUM_EVENTS,), "Delayed events in play: rounds until they resolve, /3"),
+            (
+                "flags",
+                (4,),
+                "[extra slot open, Shaman's curse pending, a resource suggested now, Spain call made]",
+            ),
+            ("resource", (NUM_RESOURCES,), "the resource now put to the vote, one-hot"),
+            ("resources_bought", (NUM_RESOURCES,), "times each resource was bought, /3"),
+            ("round", (1,), "round number /50"),
+            ("site", (len(SITES),), "the site, one-hot"),
+            ("chart", (NUM_ROLES,), "how many of each role are in play, /4"),
+            ("last_vote_kind", (NUM_VOTE_KINDS,), "kind of the last closed vote, one-hot"),
+            (
+                "last_vote",
+                (n, V),
+                "each seat's choice in it: [yes, no, seat (relative) x n, artifact x5, none]",
+            ),
+            ("keep_sell_record", (n, 2), "artifact votes so far per seat: [keep, sell], /10"),
+            (
+                "majority_record",
+                (n, 2),
+                "closed votes so far per seat: [voted with the result, against], /20",
+            ),
+            ("election_record", (n, n), "election votes so far from seat i for seat j, /5"),
+            ("talk_last", (n, n), "last discussion: +1 seat i vouched for j, -1 accused"),
+            ("talk_record", (n, n), "all discussions: vouches minus accusations from i about j, /5"),
+        ]
+    )
+
+
+def state_layout(n: int, obs: Layout) -> Layout:
+    return Layout(
+        [
+            ("roles", (n, NUM_ROLES), "every seat's role (absolute seats)"),
+            ("draw_pile", (NUM_CARDS,), "the draw pile from the top: (card id + 1) / 50, 0 past its end"),
+            ("sold", (NUM_ARTIFACTS,), "Sold per artifact /5"),
+            ("discard", (NUM_ARTIFACTS,), "Discard per artifact /5"),
+            ("ballots", (n,), "secret ballots of the open vote: (action + 1) / 64, 0 if none"),
+            ("private_sides", (n, n), "1 if seat i has privately learnt seat j's side"),
+            ("seat0_view", (obs.size,), "observation of seat 0 (public information)"),
+        ]
+    )
+
+
+class Artifacts(Game):
+    name = "artifacts"
+    config_class = ArtifactsConfig
+
+    def __init__(
+        self, config: ArtifactsConfig | None = None, rng: np.random.Generator | None = None, **options
+    ):
+        super().__init__(config, rng, **options)
+        cfg = self.config
+        n = self.num_players = cfg.num_players
+        self.spain = cfg.site == "spain"
+        self.china = cfg.site == "china"
+        self.blocks = action_blocks(n)
+        self.A_PASS = 0
+        self.A_YES = 1
+        self.A_NO = 2
+        self.A_SEAT = self.blocks["seat"][0]
+        self.A_ART = self.blocks["artifact"][0]
+        self.A_ROLE = self.blocks["role"][0]
+        self.A_USE = self.blocks["use"][0]
+        self.A_RES = self.blocks["resource"][0]
+        self.A_CALL = self.blocks["call"][0]
+        self.A_ACCUSE = self.blocks["accuse"][0]
+        self.A_VOUCH = self.blocks["vouch"][0]
+        self.num_actions = self.A_VOUCH + n
+        self.observation_layout = observation_layout(n)
+        self.state_layout = state_layout(n, self.observation_layout)
+        self._rot = [np.array([(p + k) % n for k in range(n)]) for p in range(n)]
+        self.chart = role_chart(n, cfg.preference)
+        self.num_looters = sum(ROLE_SIDE[r] == LOOTERS for r in self.chart)
+        self._init_obs_cache()
+        self._setup()
+
+    # ===== set-up ===================================================================================
+    def _setup(self) -> None:
+        rng = self.rng
+        roles = np.array(self.chart, dtype=np.int64)
+        rng.shuffle(roles)
+        self.roles = roles
+        self._setup_rest()
+        artifacts = np.arange(NUM_ARTIFACT_CARDS)
+        rng.shuffle(artifacts)
+        self.storage = [0] * NUM_ARTIFACTS
+        self.sold = [0] * NUM_ARTIFACTS
+        self.discard = [0] * NUM_ARTIFACTS
+        for c in artifacts[:STORAGE_START]:
+            self.storage[c // PIECES_PER_ARTIFACT] += 1
+        taken = STORAGE_START
+        if self.config.sold_start:
+            for c in artifacts[taken : taken + SOLD_START]:
+                self.sold[c // PIECES_PER_ARTIFACT] += 1
+            taken += SOLD_START
+        pile = [int(c) for c in artifacts[taken:]] + list(range(NUM_ARTIFACT_CARDS, NUM_CARDS))
+        rng.shuffle(pile)
+        self.pile = [int(c) for c in pile]  # top of the pile = end of the list
+        self.first_seat = int(rng.integers(self.num_players))
+        self.tasks.append(("round",))
+        self._run()
+
+    def _setup_rest(self) -> None:
+        """Everything but the roles and the piles, as at the start of the game."""
+        n = self.num_players
+        self.alive = [True] * n
+        self.revealed = [False] * n
+        self.cleared = [False] * n
+        self.ability_used = [False] * n
+        self.silenced_until = [0] * n
+        self.peeks: list[tuple[int, int]] = []  # (who learnt, whose side) private checks
+        if self.config.site == "greece":
+            self.peeks += [(p, (p + 1) % n) for p in range(n)]
+        self.capacity = STORAGE_LIMIT
+        self.storage_event = -1  # the Storage event using the Extra Storage Slot
+        self.delayed: list[list[int]] = []  # [event, resolve round, drawn round, ballot box]
+        self.events_gone = [False] * NUM_EVENTS
+        self.shaman_curse = False
+        self.round = 0
+        self.drawer = -1
+        self.card = -1
+        self.card_in_hand = False  # an artifact drawn but not yet kept or sold
+        self.mods = [False, False, False, False]  # ballot box, skipped, red tape, nulled
+        self.bought_now = 0  # bitmask of resources bought this round
+        self.called_now = False
+        self.resources_bought = [0] * NUM_RESOURCES
+        self.suggested = -1
+        self.winner = NO_WINNER
+        self.end_reason = ""
+        # decisions
+        self.phase = -1
+        self.actors: list[int] = []
+        self.ai = 0
+        self.ctx: tuple = ()
+        self.ballots = [-1] * n  # raw actions of the open vote (secret)
+        self.order: list[int] = []
+        self.tasks: list[tuple] = []
+        # public records
+        V = 2 + n + NUM_ARTIFACTS + 1
+        self.last_vote_kind = -1
+        self.last_vote = np.zeros((n, V), dtype=np.float32)  # absolute seats, absolute seat targets
+        self.keep_sell = np.zeros((n, 2), dtype=np.float32)
+        self.majority_record = np.zeros((n, 2), dtype=np.float32)
+        self.election_record = np.zeros((n, n), dtype=np.float32)
+        self.talk_last = np.zeros((n, n), dtype=np.float32)
+        self.talk_record = np.zeros((n, n), dtype=np.float32)
+        self.log: list[str] = []
+
+    def set_table(
+        self,
+        roles=None,
+        storage=(0, 0, 0, 0, 0),
+        sold=(0, 0, 0, 0, 0),
+        discard=(0, 0, 0, 0, 0),
+        top=(),
+        first_seat: int = 0,
+        events_gone=(),
+        start_round: int = 1,
+    ) -> None:
+        """Restart from round 1 with a chosen table (for tests and analysis): roles by seat (ids or
+        names), pieces per artifact in Storage / Sold / Discard, and the first cards of the draw pile
+        (`top`: artifact index 0-4 or event name, the first drawn first); the rest of the draw pile is
+        every other card, shuffled. `start_round` numbers the first round played."""
+        from .data import EVENT_ID, ROLE_ID
+
+        n = self.num_players
+        ids = None
+        if roles is not None:
+            unknown = [r for r in roles if isinstance(r, str) and r not in ROLE_ID]
+            if unknown:
+                raise ValueError(f"unknown role name(s) {unknown}; roles are {list(ROLE_ID)}")
+            ids = [ROLE_ID[r] if isinstance(r, str) else int(r) for r in roles]
+            if sorted(ids) != list(self.chart):
+                raise ValueError(f"roles {ids} are not the role chart {list(self.chart)}")
+        for name, counts in (("storage", storage), ("sold", sold), ("discard", discard)):
+            if len(counts) != NUM_ARTIFACTS or min(counts) < 0:
+                raise ValueError(f"{name} must give 5 non-negative counts, got {counts!r}")
+        for a in range(NUM_ARTIFACTS):
+            placed = (
+                storage[a] + sold[a] + discard[a] + sum(1 for t in top if not isinstance(t, str) and t == a)
+            )
+            if placed > PIECES_PER_ARTIFACT:
+                raise ValueError(f"more than 5 pieces of {ARTIFACTS[a]} placed")
+        if sum(storage) > STORAGE_LIMIT or max(storage) >= ACADEMIC_COLLECTION:
+            raise ValueError(
+                f"storage {storage!r} must hold at most 5 pieces and fewer than 4 of one artifact"
+            )
+        bad = [t for t in list(top) + list(events_gone) if isinstance(t, str) and t not in EVENT_ID]
+        bad += [t for t in top if not isinstance(t, str) and not 0 <= t < NUM_ARTIFACTS]
+        if bad:
+            raise ValueError(f"unknown card(s) {bad}: give artifact indices 0-4 or event names")
+        if ids is not None:
+            self.roles = np.array(ids, dtype=np.int64)
+        self._setup_rest()
+        self.storage, self.sold, self.discard = list(storage), list(sold), list(discard)
+        free = {
+            a: list(range(a * 5, a * 5 + 5))[storage[a] + sold[a] + discard[a] :]
+            for a in range(NUM_ARTIFACTS)
+        }
+        gone = {EVENT_ID[e] for e in events_gone}
+        self.events_gone = [i in gone for i in range(NUM_EVENTS)]
+        head = []
+        for item in top:
+            if isinstance(item, str):
+                head.append(NUM_ARTIFACT_CARDS + EVENT_ID[item])
+            else:
+                head.append(free[item].pop())
+        rest = [c for a in range(NUM_ARTIFACTS) for c in free[a]]
+        rest += [
+            NUM_ARTIFACT_CARDS + i
+            for i in range(NUM_EVENTS)
+            if i not in gone and NUM_ARTIFACT_CARDS + i not in head
+        ]
+        self.rng.shuffle(rest)
+        self.pile = [int(c) for c in rest] + head[::-1]
+        self.first_seat = first_seat % n
+        self.round = start_round - 1
+        self.tasks = [("round",)]
+        self._mask_cache = None
+        self._run()
+        self._pub_dirty = True
+
+    # ===== the contract ============================================================================
+    def current_player(self) -> int:
+        if self.winner != NO_WINNER or self.phase < 0:
+            return -1
+        return self.actors[self.ai]
+
+    def is_terminal(self) -> bool:
+        return self.winner != NO_WINNER
+
+    def returns(self) -> np.ndarray:
+        if self.winner == NO_WINNER:
+            return np.zeros(self.num_players)
+        return np.array([1.0 if ROLE_SIDE[r] == self.winner else -1.0 for r in self.roles])
+
+    def team_of(self, seat: int) -> int:
+        return ROLE_SIDE[int(self.roles[seat])]
+
+    # ===== small queries ===========================================================================
+    def living(self) -> list[int]:
+        """Living seats in seat order from the drawer."""
+        n, start = self.num_players, max(self.drawer, 0)
+        return [s for s in ((start + k) % n for k in range(n)) if self.alive[s]]
+
+    def is_silenced(self, s: int) -> bool:
+        return self.silenced_until[s] >= self.round
+
+    def voters(self) -> list[int]:
+        return [s for s in self.living() if not self.is_silenced(s)]
+
+    def pile_has(self, a: int) -> bool:
+        lo = a * PIECES_PER_ARTIFACT
+        return any(lo <= c < lo + PIECES_PER_ARTIFACT for c in self.pile)
+
+    def sold_total(self) -> int:
+        return sum(self.sold)
+
+    def storage_total(self) -> int:
+        return sum(self.storage)
+
+    def looters_pile_condition(self) -> bool:
+        return all(self.sold[a] + self.discard[a] >= LOOTER_EACH for a in range(NUM_ARTIFACTS))
+
+    def all_looters_revealed(self) -> bool:
+        return all(self.revealed[s] for s in range(self.num_players) if ROLE_SIDE[self.roles[s]] == LOOTERS)
+
+    def possessed_dead(self) -> bool:
+        return any(not self.alive[s] for s in range(self.num_players) if self.roles[s] == POSSESSED)
+
+    def knows_role(self, p: int, s: int) -> bool:
+        """Does player p know seat s's exact role? (own, Revealed, or awareness)."""
+        return p == s or self.revealed[s] or int(self.roles[s]) in AWARE_OF[int(self.roles[p])]
+
+    def known_side(self, p: int, s: int) -> int:
+        """The side p knows seat s to have (-1: unknown); private checks see apparent sides."""
+        if self.knows_role(p, s):
+            return ROLE_SIDE[int(self.roles[s])]
+        if self.cleared[s]:
+            return ACADEMICS
+        for who, whom in self.peeks:
+            if who == p and whom == s:
+                return APPARENT_SIDE[int(self.roles[s])]
+        return -1
+
+    # ===== the driver ==============================================================================
+    def _decide(self, phase: int, actors: list[int], ctx: tuple = ()) -> None:
+        self.phase, self.actors, self.ai, self.ctx = phase, actors, 0, ctx
+        if IS_VOTE[phase]:
+            self.ballots = [-1] * self.num_players
+
+    def _run(self) -> None:
+        """Run queued tasks until a decision is needed or the game is over."""
+        while self.phase < 0 and self.winner == NO_WINNER:
+            task = self.tasks.pop()
+            getattr(self, "_t_" + task[0])(*task[1:])
+
+    def _win(self, side: int, reason: str) -> None:
+        if self.winner == NO_WINNER:
+            self.winner = side
+            self.end_reason = reason
+            self.phase = -1
+            self.tasks.clear()
+            self.log.append(f"{SIDE_NAMES[side]} win: {reason}")
+
+    def _check_academics(self) -> None:
+        if self.winner != NO_WINNER:
+            return
+        if max(self.storage) >= ACADEMIC_COLLECTION:
+            self._win(ACADEMICS, f"4 pieces of {ARTIFACTS[int(np.argmax(self.storage))]} in Storage")
+        elif self.all_looters_revealed():
+            self._win(ACADEMICS, "every Looter is Revealed")
+
+    def _check_looters(self) -> None:
+        if self.winner != NO_WINNER:
+            return
+        if self.possessed_dead():
+            self._win(LOOTERS, "the Possessed is dead")
+        elif not self.spain and self.looters_pile_condition():
+            self._win(LOOTERS, "2 pieces of each artifact in Sold + Discard")
+
+    # ===== a round ==================================================================================
+    def _t_round(self) -> None:
+        n = self.num_players
+        if not self.pile:
+            best = max(self.storage)
+            if best >= EMPTY_PILE_COLLECTION:
+                self._win(ACADEMICS, "the draw pile is empty and Storage holds 3 of one artifact")
+            else:
+                self._win(LOOTERS, "the draw pile is empty without 3 of one artifact in Storage")
+            return
+        self.round += 1
+        if self.drawer < 0:
+            start = self.first_seat
+        else:
+            start = (self.drawer + 1) % n
+        while not self.alive[start]:
+            start = (start + 1) % n
+        self.drawer = start
+        self.card = self.pile.pop()
+        self.mods = [False, False, False, False]
+        self.bought_now = 0
+        self.called_now = False
+        self.order = self.living()
+        self.tasks.append(("end_round",))
+        if self.card < NUM_ARTIFACT_CARDS:
+            self.card_in_hand = True
+            self.log.append(
+                f"round {self.round}: player {self.drawer} draws {ARTIFACTS[self.card // PIECES_PER_ARTIFACT]}"
+            )
+        else:
+            ev = self.card - NUM_ARTIFACT_CARDS
+            self.events_gone[ev] = True
+            self.log.append(f"round {self.round}: player {self.drawer} draws {EVENTS[ev].name}")
+            if ev in STORAGE_EVENTS and self.storage_event >= 0 and self.storage_event != ev:
+                self.mods[3] = True  # nulled (FAQ: Storage Expansion vs Borrow Exhibit)
+            elif ev in STORAGE_EVENTS:
+                self.storage_event = ev  # active from the draw on
+        self.tasks.append(("card",))
+        self.tasks.append(("window", 0))
+
+    def _t_window(self, i: int) -> None:
+        order = self.order
+        while i < len(order) and not self.alive[order[i]]:
+            i += 1
+        if i < len(order):
+            self._decide(PH_WINDOW, [order[i]], (i,))
+
+    def _t_card(self) -> None:
+        if self.card < NUM_ARTIFACT_CARDS:
+            self._decide(PH_KEEP, self.voters() or [], ())
+            if not self.actors:
+                self.phase = -1
+                self._close_keep()
+            return
+        ev = self.card - NUM_ARTIFACT_CARDS
+        if self.mods[3] or self.mods[1]:  # nulled or skipped (Lawyer)
+            return
+        e = EVENTS[ev]
+        if e.delay or self.mods[2]:
+            delay = e.delay if e.delay else 1
+            self.delayed.append([ev, self.round + delay, self.round, int(self.mods[0])])
+            return
+        self.tasks.append(("resolve", ev, int(self.mods[0])))
+
+    def _t_end_round(self) -> None:
+        self.card_in_hand = False
+        self.tasks.append(("round",))
+        due = [d for d in self.delayed if d[1] <= self.round]
+        for d in reversed(due):
+            self.delayed.remove(d)
+            self.tasks.append(("resolve", d[0], d[3]))
+
+    # ===== artifacts: keep or sell =================================================================
+    def _close_keep(self) -> None:
+        a = self.card // PIECES_PER_ARTIFACT
+        yes = sum(1 for s in self.actors if self.ballots[s] == self.A_YES)
+        no = len(self.actors) - yes
+        keep = yes > no  # a tie goes to the disagree group: sell
+        self._record_vote(
+            [(s, 0 if self.ballots[s] == self.A_YES else 1) for s in self.actors], keep_sell=True
+        )
+        self._china([s for s in self.actors if (self.ballots[s] == self.A_YES) != keep])
+        self.card_in_hand = False
+        self.tasks.append(("extra_sale",))
+        if keep:
+            self.log.append(f"kept {ARTIFACTS[a]} ({yes}-{no})")
+            self._add_to_storage(a, sell_overflow=True)
+        else:
+            self.log.append(f"sold {ARTIFACTS[a]} ({yes}-{no})")
+            self._sell(a)
+
+    def _t_extra_sale(self) -> None:
+        if self.storage_total() == 0:
+            return
+        self._type_vote(PH_EXTRA, ())
+
+    # ===== pile moves ==============================================================================
+    def _add_to_storage(self, a: int, sell_overflow: bool = False) -> None:
+        """A piece enters Storage; beyond capacity one of the OTHER pieces is sold (a kept artifact)
+        or replaced, i.e. Discarded (events and abilities), chosen by vote."""
+        self.storage[a] += 1
+        self._check_academics()
+        if self.winner != NO_WINNER or self.storage_total() <= self.capacity:
+            return
+        self._type_vote(PH_OVERFLOW if sell_overflow else PH_REPLACE, (a,))
+
+    def _sell(self, a: int) -> None:
+        self.sold[a] += 1
+        self._check_looters()
+
+    def _discard(self, a: int) -> None:
+        if self.shaman_curse:  # the Shaman's wrong guess with an empty Discard
+            self.shaman_curse = False
+            self._shuffle_into_pile(a)
+            self.log.append(f"the discarded {ARTIFACTS[a]} is shuffled back into the draw pile")
+            return
+        self.discard[a] += 1
+        self._check_looters()
+
+    def _shuffle_into_pile(self, a: int) -> None:
+        lo = a * PIECES_PER_ARTIFACT
+        used = set(c for c in self.pile if lo <= c < lo + PIECES_PER_ARTIFACT)
+        held = self.card if self.card_in_hand else -1
+        card = next(c for c in range(lo, lo + PIECES_PER_ARTIFACT) if c not in used and c != held)
+        self.pile.append(card)
+        self.rng.shuffle(self.pile)
+
+    def _search_pile(self, a: int) -> bool:
+        """Take one piece of artifact a out of the draw pile (then shuffle it); False if none."""
+        lo = a * PIECES_PER_ARTIFACT
+        for i, c in enumerate(self.pile):
+            if lo <= c < lo + PIECES_PER_ARTIFACT:
+                del self.pile[i]
+                self.rng.shuffle(self.pile)
+                return True
+        return False
+
+    def _random_piece(self, counts: list[int]) -> int:
+        total = sum(counts)
+        k = int(self.rng.integers(total))
+        for a, c in enumerate(counts):
+            if k < c:
+                return a
+            k -= c
+        raise AssertionError("empty pile")
+
+    def _pay(self, cost: int) -> None:
+        """Resource cost: pieces from Sold to Discard (ours: the artifact with most pieces in Sold;
+        under Spain random pieces)."""
+        for _ in range(cost):
+            if self.spain:
+                a = self._random_piece(self.sold)
+            else:
+                a = int(np.argmax(self.sold))
+            self.sold[a] -= 1
+            self._discard(a)
+            if self.winner != NO_WINNER:
+                return
+
+    # ===== votes ===================================================================================
+    def _type_vote(self, phase: int, ctx: tuple) -> None:
+        voters = self.voters()
+        if voters:
+            self._decide(phase, voters, ctx)
+        else:
+            self.phase = phase
+            self.actors, self.ai, self.ctx = [], 0, ctx
+            self.ballots = [-1] * self.num_players
+            self._close_type_vote()
+
+    def type_options(self, phase: int, ctx: tuple) -> list[int]:
+        """The artifacts a type vote may choose (pieces of one artifact are one option)."""
+        if phase == PH_OVERFLOW or phase == PH_REPLACE:
+            new = ctx[0]
+            return [a for a in range(NUM_ARTIFACTS) if self.storage[a] - (a == new) > 0]
+        if phase == PH_EXTRA or phase == PH_THEFT:
+            return [a for a in range(NUM_ARTIFACTS) if self.storage[a] > 0]
+        if phase == PH_RESTORE:
+            return [a for a in range(NUM_ARTIFACTS) if self.sold[a] > 0]
+        return list(range(NUM_ARTIFACTS))  # donation: any artifact (the pile may lack it)
+
+    def _plurality(self, counts: dict[int, int], favour: int | None = None) -> int:
+        best = max(counts.values())
+        tied = [k for k, v in counts.items() if v == best]
+        if favour is not None and favour in tied:
+            return favour
+        return tied[int(self.rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
+
+    def _close_type_vote(self) -> None:
+        phase, ctx = self.phase, self.ctx
+        self.phase = -1
+        options = self.type_options(phase, ctx)
+        NONE = -1
+        counts = {a: 0 for a in options}
+        if phase == PH_EXTRA:
+            counts[NONE] = 0
+        choices = []
+        for s in self.actors:
+            b = self.ballots[s]
+            a = NONE if b == self.A_PASS else b - self.A_ART
+            counts[a] += 1
+            choices.append((s, 2 + self.num_players + a if a >= 0 else 2 + self.num_players + NUM_ARTIFACTS))
+        self._record_vote(choices, kind=phase)
+        if not options:
+            return
+        result = self._plurality(counts, favour=NONE if phase == PH_EXTRA else None)
+        self._china(
+            [
+                s
+                for s in self.actors
+                if (NONE if self.ballots[s] == self.A_PASS else self.ballots[s] - self.A_ART) != result
+            ]
+        )
+        if result == NONE:
+            return
+        a = result
+        if phase == PH_OVERFLOW or phase == PH_EXTRA:
+            self.storage[a] -= 1
+            self.log.append(f"sold {ARTIFACTS[a]} from Storage")
+            self._sell(a)
+        elif phase == PH_REPLACE or phase == PH_THEFT:
+            self.storage[a] -= 1
+            self.log.append(f"discarded {ARTIFACTS[a]} from Storage")
+            self._discard(a)
+        elif phase == PH_RESTORE:
+            self.sold[a] -= 1
+            self._add_to_storage(a)
+        elif phase == PH_DONATION:
+            if self._search_pile(a):
+                self.log.append(f"donation: {ARTIFACTS[a]} kept")
+                self._add_to_storage(a)
+
+    def _record_vote(
+        self, choices: list[tuple[int, int]], keep_sell: bool = False, kind: int = PH_KEEP
+    ) -> None:
+        """Publish a closed vote: every voter's choice (column of last_vote)."""
+        self.last_vote_kind = VOTE_KIND[kind]
+        lv = self.last_vote
+        lv[:] = 0
+        for s, col in choices:
+            lv[s, col] = 1.0
+            if keep_sell:
+                self.keep_sell[s, col] += 1
+
+    def _china(self, minority: list[int]) -> None:
+        """Record who voted with the result and who against; China's Zombie Troop: the minority of a
+        vote is Silenced through the next round (voting for any winner of a many-winner vote is the
+        majority)."""
+        for s in self.actors:
+            self.majority_record[s, 1 if s in minority else 0] += 1
+        if self.china:
+            for s in minority:
+                self.silenced_until[s] = max(self.silenced_until[s], self.round + 1)
+
+    def _start_election(self, ev: int, count: int) -> None:
+        self.tasks.append(("elect_vote", ev, count))
+        if self.config.talk:
+            talkers = self.voters()
+            if talkers:
+                self.talk_last[:] = 0
+                self._decide(PH_TALK, talkers, ())
+
+    def _t_elect_vote(self, ev: int, count: int) -> None:
+        voters = self.voters()
+        self._decide(PH_ELECT, voters, (ev, count))
+        if not voters:
+            self.phase = -1
+            self._close_election()
+
+    def _close_election(self) -> None:
+        ev, count = self.ctx
+        self.phase = -1
+        living = self.living()
+        counts = dict.fromkeys(living, 0)
+        choices = []
+        for s in self.actors:
+            t = self.ballots[s]
+            counts[t] += 1
+            self.election_record[s, t] += 1
+            choices.append((s, 2 + t))
+        self._record_vote(choices, kind=PH_ELECT)
+        winners = []
+        for _ in range(min(count, len(living))):
+            w = self._plurality(counts)
+            winners.append(w)
+            del counts[w]
+        self._china([s for s in self.actors if self.ballots[s] not in winners])
+        self.log.append(f"{EVENTS[ev].name}: elected {winners}")
+        self._effect(ev, winners)
+
+    def _close_agree(self) -> None:
+        (r, suggester) = self.ctx
+        self.phase = -1
+        yes = [s for s in self.actors if self.ballots[s] == self.A_YES]
+        self._record_vote(
+            [(s, 0 if self.ballots[s] == self.A_YES else 1) for s in self.actors], kind=PH_AGREE
+        )
+        need = math.ceil(len(self.living()) / 3)
+        bought = len(yes) >= need and self.sold_total() >= RESOURCES[r].cost
+        self._china([s for s in self.actors if (self.ballots[s] == self.A_YES) != bought])
+        self.suggested = -1
+        self.log.append(
+            f"{RESOURCES[r].name}: {len(yes)} agree (need {need}) -> {'bought' if bought else 'not bought'}"
+        )
+        if not bought:
+            return
+        self.bought_now |= 1 << r
+        self.resources_bought[r] += 1
+        self._pay(RESOURCES[r].cost)
+        if self.winner != NO_WINNER:
+            return
+        if r == BALLOT_BOX:
+            self.mods[0] = True
+        elif r == LAWYER:
+            self.mods[1] = True
+        elif r == RED_TAPE:
+            self.mods[2] = True
+        elif r == INSURANCE:
+            for d in self.delayed:
+                if self._insurable(d):
+                    self._cancel_status(d)
+                    break
+
+    def _insurable(self, d: list[int]) -> bool:
+        """Insurance cancels a card with the Delayed icon (it is printed on those cards), drawn in an
+        earlier round; an Election delayed by Red Tape is not a Delayed card."""
+        return EVENTS[d[0]].delay > 0 and d[2] < self.round
+
+    def _cancel_status(self, d: list[int]) -> None:
+        self.delayed.remove(d)
+        if self.storage_event == d[0]:
+            self.storage_event = -1
+        self.log.append(f"Cancel Status: {EVENTS[d[0]].name}")
+
+    # ===== events ==================================================================================
+    def _t_resolve(self, ev: int, ballot_box: int) -> None:
+        e = EVENTS[ev]
+        living = self.living()
+        if e.target == T_NONE:
+            self._effect(ev, [])
+        elif e.target == T_DRAWER:
+            self._effect(ev, [self.drawer] if self.alive[self.drawer] else [])
+        elif e.target == T_RANDOM and not ballot_box:
+            k = min(e.count, len(living))
+            picks = self.rng.choice(len(living), size=k, replace=False)
+            self._effect(ev, [living[int(i)] for i in picks])
+        else:  # an Election, or a Random event turned into one by the Ballot Box
+            self._start_election(ev, e.count)
+
+    def _effect(self, ev: int, targets: list[int]) -> None:
+        e = EVENTS[ev]
+        fx = e.effect
+        if fx == FX_REVEAL:
+            for t in targets:
+                self._reveal(t)
+        elif fx == FX_SILENCE:
+            for t in targets:
+                self.silenced_until[t] = max(self.silenced_until[t], self.round + e.param)
+        elif fx == FX_KILL:
+            for t in targets:
+                self._kill(t)
+        elif fx == FX_PEEK:
+            for t in reversed(targets):
+                if self.alive[t] and len(self.living()) > 1:
+                    self.tasks.append(("peek", t))
+        elif fx == FX_FOXFIRE:
+            if targets:
+                self._decide(PH_FOXFIRE, [targets[0]], ())
+        elif fx == FX_EXPANSION:
+            self.capacity = STORAGE_LIMIT + EXTRA_SLOT
+        elif fx == FX_BORROW:
+            if self.storage_event == ev:
+                self.capacity = STORAGE_LIMIT + EXTRA_SLOT
+                options = [a for a in range(NUM_ARTIFACTS) if self.pile_has(a)]
+                if options:
+                    best = max(self.storage[a] for a in options)
+                    tied = [a for a in options if self.storage[a] == best]
+                    a = tied[int(self.rng.integers(len(tied)))]
+                    self._search_pile(a)
+                    self.log.append(f"Borrow Exhibit: {ARTIFACTS[a]} in the Extra Storage Slot")
+                    self._add_to_storage(a)
+        elif fx == FX_RESTORE:
+            if self.sold_total() > 0:
+                if self.spain:
+                    a = self._random_piece(self.sold)
+                    self.sold[a] -= 1
+                    self._add_to_storage(a)
+                else:
+                    self._type_vote(PH_RESTORE, ())
+        elif fx == FX_DONATION:
+            self._type_vote(PH_DONATION, ())
+        elif fx == FX_THEFT:
+            if self.storage_total() > 0:
+                self._type_vote(PH_THEFT, ())
+        elif fx == FX_BLACK_MARKET:
+            options = [a for a in range(NUM_ARTIFACTS) if self.pile_has(a)]
+            if options:
+                low = min(self.sold[a] + self.discard[a] for a in options)
+                tied = [a for a in options if self.sold[a] + self.discard[a] == low]
+                a = tied[int(self.rng.integers(len(tied)))]
+                self._search_pile(a)
+                self.log.append(f"Black Market: {ARTIFACTS[a]} sold")
+                self._sell(a)
+        elif fx == FX_CANCEL_ALL:
+            for d in list(self.delayed):
+                self._cancel_status(d)
+        elif fx == FX_UNSILENCE:
+            self.silenced_until = [0] * self.num_players
+        elif fx == FX_NOTHING:
+            pass
+
+    def _t_peek(self, t: int) -> None:
+        if self.alive[t] and len(self.living()) > 1:
+            self._decide(PH_PEEK, [t], ())
+
+    def _reveal(self, s: int) -> None:
+        self._pub_dirty = True
+        if not self.revealed[s]:
+            self.revealed[s] = True
+            self.log.append(f"player {s} is Revealed: {ROLE_NAMES[self.roles[s]]}")
+            self._check_academics()
+
+    def _kill(self, s: int) -> None:
+        if not self.alive[s]:
+            return
+        self.alive[s] = False
+        self.log.append(f"player {s} dies")
+        self._check_looters()
+        self._reveal(s)
+        if self.winner == NO_WINNER and ROLE_ACTIVE[self.roles[s]] and not self.ability_used[s]:
+            self.tasks.append(("death_ability", s))
+
+    def _t_death_ability(self, s: int) -> None:
+        if self.ability_targets(s):
+            self._decide(PH_DEATH, [s], ())
+
+    # ===== abilities ===============================================================================
+    def ability_targets(self, s: int) -> list[int]:
+        """Legal targets of s's unused Active ability: seats (roles that target players) or artifacts."""
+        role = int(self.roles[s])
+        if not ROLE_ACTIVE[role] or self.ability_used[s]:
+            return []
+        n = self.num_players
+        if role == MAFIA_BOSS or role == DETECTIVE:
+            return [t for t in range(n) if t != s and self.alive[t]]
+        if role == SHAMAN:
+            return [t for t in range(n) if t != s and self.alive[t] and not self.revealed[t]]
+        if role == CURATOR:
+            if self.spain:
+                return [-1] if self.sold_total() > 0 else []
+            return [a for a in range(NUM_ARTIFACTS) if self.sold[a] > 0]
+        if role == SMUGGLER:
+            return [a for a in range(NUM_ARTIFACTS) if self.storage[a] > 0]
+        return []
+
+    def _announce_ability(self, s: int) -> None:
+        """The user shows their role card ("must Reveal their role, then use their Active ability");
+        the Reveal counts for the win conditions only after the effect (Order of Execution)."""
+        if not self.revealed[s]:
+            self.revealed[s] = True
+            self.log.append(f"player {s} reveals {ROLE_NAMES[self.roles[s]]} to use the ability")
+        self._decide(PH_TARGET, [s], ())
+
+    def _use_ability(self, s: int, target: int) -> None:
+        """The ability's effect, then the user is Revealed (Order of Execution)."""
+        role = int(self.roles[s])
+        self.ability_used[s] = True
+        self.log.append(f"player {s} uses the {ROLE_NAMES[role]}'s ability on {target}")
+        if role == MAFIA_BOSS:
+            self._kill(target)
+        elif role == SHAMAN:
+            if ROLE_SIDE[int(self.roles[target])] == LOOTERS:
+                self._reveal(target)
+            else:
+                self.cleared[target] = True
+                if sum(self.discard) > 0:
+                    a = self._random_piece(self.discard)
+                    self.discard[a] -= 1
+                    self._shuffle_into_pile(a)
+                else:
+                    self.shaman_curse = True
+        elif role == DETECTIVE:
+            self.peeks.append((s, target))
+        elif role == CURATOR:
+            a = self._random_piece(self.sold) if target < 0 else target
+            self.sold[a] -= 1
+            self._add_to_storage(a)
+        elif role == SMUGGLER:
+            self.storage[target] -= 1
+            self._discard(target)
+        self._check_academics()  # the user's Reveal counts now
+
+    # ===== the legal mask ==========================================================================
+    def _legal_mask(self) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        phase, s = self.phase, self.actors[self.ai]
+        n = self.num_players
+        if phase == PH_WINDOW:
+            mask[self.A_PASS] = True
+            if self.round >= ABILITY_FROM_ROUND and self.ability_targets(s):
+                mask[self.A_USE] = True
+            for r in self.suggestable():
+                mask[self.A_RES + r] = True
+            if self.spain and not self.called_now:
+                mask[self.A_CALL] = True
+        elif phase == PH_TARGET or phase == PH_DEATH:
+            if phase == PH_DEATH:
+                mask[self.A_PASS] = True
+                mask[self.A_USE] = True
+            else:
+                role = int(self.roles[s])
+                for t in self.ability_targets(s):
+                    if role in (CURATOR, SMUGGLER):
+                        mask[self.A_ART + t if t >= 0 else self.A_USE] = True
+                    else:
+                        mask[self.A_SEAT + (t - s) % n] = True
+        elif phase == PH_KEEP or phase == PH_AGREE:
+            mask[self.A_YES] = mask[self.A_NO] = True
+        elif phase == PH_ELECT:
+            for t in range(n):
+                if self.alive[t]:
+                    mask[self.A_SEAT + (t - s) % n] = True
+        elif IS_TYPE_VOTE[phase]:
+            for a in self.type_options(phase, self.ctx):
+                mask[self.A_ART + a] = True
+            if phase == PH_EXTRA:
+                mask[self.A_PASS] = True
+        elif phase == PH_TALK:
+            mask[self.A_PASS] = True
+            for t in range(n):
+                if t != s and self.alive[t]:
+                    k = (t - s) % n
+                    mask[self.A_ACCUSE + k] = mask[self.A_VOUCH + k] = True
+        elif phase == PH_FOXFIRE:
+            for r in set(self.chart):
+                mask[self.A_ROLE + r] = True
+        elif phase == PH_PEEK:
+            for t in range(n):
+                if t != s and self.alive[t]:
+                    mask[self.A_SEAT + (t - s) % n] = True
+        return mask
+
+    def suggestable(self) -> list[int]:
+        """Resources that may be suggested now (listed on the current card, or Insurance for a Delayed
+        event in play drawn in an earlier round), not yet bought this round, affordable."""
+        out = []
+        sold = self.sold_total()
+        card = self.card
+        ev = card - NUM_ARTIFACT_CARDS if card >= NUM_ARTIFACT_CARDS else -1
+        e = EVENTS[ev] if ev >= 0 else None
+        for r in range(NUM_RESOURCES):
+            if self.bought_now >> r & 1 or sold < RESOURCES[r].cost:
+                continue
+            if r == INSURANCE:
+                if any(self._insurable(d) for d in self.delayed):
+                    out.append(r)
+                continue
+            if e is None or r not in e.resources or self.mods[3]:
+                continue
+            if r == BALLOT_BOX and e.type == RANDOM and not self.mods[0]:
+                out.append(r)
+            elif r in (LAWYER, RED_TAPE) and e.type == ELECTION and not self.mods[1] and not self.mods[2]:
+                out.append(r)
+        return out
+
+    def illegal_reason(self, action: int) -> str:
+        phase = self.phase
+        return f"in phase '{PHASE_NAMES[phase]}' the legal actions are {list(np.flatnonzero(self.legal_action_mask()))}"
+
+    # ===== applying an action ======================================================================
+    def _apply(self, action: int) -> None:
+        phase, s = self.phase, self.actors[self.ai]
+        n = self.num_players
+        if IS_VOTE[phase] and self.ai + 1 < len(self.actors):  # a secret ballot: nothing public changes
+            self.ballots[s] = (s + action - self.A_SEAT) % n if phase == PH_ELECT else action
+            self.ai += 1
+            return
+        self._pub_dirty = True
+        if IS_VOTE[phase]:
+            if phase == PH_ELECT:
+                self.ballots[s] = (s + action - self.A_SEAT) % n
+            else:
+                self.ballots[s] = action
+            self.ai += 1
+            if self.ai == len(self.actors):
+                if phase == PH_KEEP:
+                    self.phase = -1
+                    self._close_keep()
+                elif phase == PH_AGREE:
+                    self._close_agree()
+                elif phase == PH_ELECT:
+                    self._close_election()
+                else:
+                    self._close_type_vote()
+        elif phase == PH_TALK:
+            if action != self.A_PASS:
+                if action >= self.A_VOUCH:
+                    t, v = (s + action - self.A_VOUCH) % n, 1.0
+                else:
+                    t, v = (s + action - self.A_ACCUSE) % n, -1.0
+                self.talk_last[s, t] = v
+                self.talk_record[s, t] += v
+            self.ai += 1
+            if self.ai == len(self.actors):
+                self.phase = -1
+        else:
+            self.phase = -1
+            if phase == PH_WINDOW:
+                self.tasks.append(("window", self.ctx[0] + 1))
+                if action == self.A_USE:
+                    self._announce_ability(s)
+                elif action == self.A_CALL:
+                    self._spain_call(s)
+                elif action != self.A_PASS:
+                    r = action - self.A_RES
+                    self.suggested = r
+                    voters = self.voters()
+                    self._decide(PH_AGREE, voters, (r, s))
+                    if not voters:
+                        self._close_agree()
+            elif phase == PH_DEATH:
+                if action == self.A_USE:
+                    self._announce_ability(s)
+            elif phase == PH_TARGET:
+                if action == self.A_USE:
+                    target = -1  # Curator under Spain: a random piece of Sold
+                elif action >= self.A_ART and action < self.A_ART + NUM_ARTIFACTS:
+                    target = action - self.A_ART
+                else:
+                    target = (s + action - self.A_SEAT) % n
+                self._use_ability(s, target)
+            elif phase == PH_FOXFIRE:
+                self._foxfire(action - self.A_ROLE)
+            elif phase == PH_PEEK:
+                self.peeks.append((s, (s + action - self.A_SEAT) % n))
+        self._run()
+
+    def _foxfire(self, role: int) -> None:
+        holders = [t for t in range(self.num_players) if self.roles[t] == role]
+        t = holders[int(self.rng.integers(len(holders)))]
+        self.log.append(f"Foxfire names the {ROLE_NAMES[role]}")
+        self._reveal(t)
+
+    def _spain_call(self, s: int) -> None:
+        self.called_now = True
+        if self.looters_pile_condition():
+            self._win(LOOTERS, f"player {s} called: 2 pieces of each artifact in Sold + Discard")
+        elif sum(self.discard) > 0:
+            a = self._random_piece(self.discard)
+            self.discard[a] -= 1
+            self.sold[a] += 1
+            self.log.append(f"player {s} called wrongly: a discarded piece returns to Sold")
+
+    # ===== observations ============================================================================
+    # The observation is built from two cached parts: the knowledge arrays (roles and sides each
+    # player knows; rebuilt when reveals, clears, private checks or roles change) and the public
+    # vector in absolute seats (rebuilt when the table changes; a secret ballot changes nothing
+    # public). Each observer's view is then one gather through a precomputed rotation index.
+    def touch(self) -> None:
+        """Mark the cached public view stale (call after changing the state by hand, as tests do)."""
+        self._pub_dirty = True
+
+    def _init_obs_cache(self) -> None:
+        n, lay = self.num_players, self.observation_layout
+        self._priv_size = lay["known_sides"].offset + lay["known_sides"].size
+        pub_size = lay.size - self._priv_size
+        seat_axes = {
+            "alive": (0,),
+            "revealed": (0,),
+            "silenced": (0,),
+            "silence_left": (0,),
+            "ability_used": (0,),
+            "cleared": (0,),
+            "drawer": (0,),
+            "to_act": (0,),
+            "last_vote": (0, "cols"),
+            "keep_sell_record": (0,),
+            "majority_record": (0,),
+            "election_record": (0, 1),
+            "talk_last": (0, 1),
+            "talk_record": (0, 1),
+        }
+        self._pub = np.zeros(pub_size, dtype=np.float32)
+        self._pub_views = self._make_pub_views()
+        self._pub_dirty = True
+        self._know_key = None
+        if n in _GATHER_CACHE:
+            self._gidx = _GATHER_CACHE[n]
+            return
+        self._gidx = []
+        for p in range(n):
+            rot = self._rot[p]
+            parts = []
+            for piece in lay.pieces:
+                if piece.offset < self._priv_size:
+                    continue
+                base = np.arange(piece.size).reshape(piece.shape) + piece.offset - self._priv_size
+                axes = seat_axes.get(piece.name, ())
+                if 0 in axes:
+                    base = base[rot]
+                if 1 in axes:
+                    base = base[:, rot]
+                if "cols" in axes:
+                    cols = np.arange(piece.shape[1])
+                    cols[2 : 2 + n] = 2 + rot
+                    base = base[:, cols]
+                parts.append(base.ravel())
+            self._gidx.append(np.concatenate(parts))
+        _GATHER_CACHE[n] = self._gidx
+
+    def _make_pub_views(self) -> dict[str, np.ndarray]:
+        lay, base = self.observation_layout, self._priv_size
+        return {
+            piece.name: self._pub[piece.offset - base : piece.offset - base + piece.size].reshape(piece.shape)
+            for piece in lay.pieces
+            if piece.offset >= base
+        }
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["_pub_views"]  # views into _pub: rebuilt on copy
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._pub_views = self._make_pub_views()
+
+    def _knowledge(self) -> tuple[np.ndarray, np.ndarray]:
+        key = (tuple(self.revealed), tuple(self.cleared), len(self.peeks), self.roles.tobytes())
+        if key != self._know_key:
+            n = self.num_players
+            kr = np.zeros((n, n, NUM_ROLES), dtype=np.float32)
+            ks = np.zeros((n, n, 2), dtype=np.float32)
+            for p in range(n):
+                for s in range(n):
+                    if self.knows_role(p, s):
+                        kr[p, s, self.roles[s]] = 1
+                    side = self.known_side(p, s)
+                    if side >= 0:
+                        ks[p, s, side] = 1
+            self._kr, self._ks, self._know_key = kr, ks, key
+        return self._kr, self._ks
+
+    def _build_public(self) -> None:
+        v = self._pub_views
+        self._pub[:] = 0
+        v["alive"][:] = self.alive
+        v["revealed"][:] = self.revealed
+        v["silenced"][:] = [su >= self.round for su in self.silenced_until]
+        v["silence_left"][:] = [max(0, su - self.round) / 3 for su in self.silenced_until]
+        v["ability_used"][:] = self.ability_used
+        v["cleared"][:] = self.cleared
+        if self.drawer >= 0:
+            v["drawer"][self.drawer] = 1
+        if self.card >= 0:
+            c = self.card
+            v["card"][
+                c // PIECES_PER_ARTIFACT if c < NUM_ARTIFACT_CARDS else c - NUM_ARTIFACT_CARDS + NUM_ARTIFACTS
+            ] = 1
+        cs = v["card_status"]
+        cs[0] = self.card_in_hand
+        cs[1:] = self.mods
+        v["storage"][:] = self.storage
+        v["storage"][:] /= 5
+        if not self.spain:
+            v["sold"][:] = self.sold
+            v["sold"][:] /= 5
+            v["discard"][:] = self.discard
+            v["discard"][:] /= 5
+        ps = v["pile_sizes"]
+        ps[0] = self.capacity / 6
+        ps[1] = sum(self.sold) / 25
+        ps[2] = sum(self.discard) / 25
+        ps[3] = len(self.pile) / 50
+        v["events_gone"][:] = self.events_gone
+        for d in self.delayed:
+            v["delayed"][d[0]] = (d[1] - self.round + 1) / 3
+        fl = v["flags"]
+        fl[0] = self.capacity > STORAGE_LIMIT
+        fl[1] = self.shaman_curse
+        fl[2] = self.suggested >= 0
+        fl[3] = self.called_now
+        if self.suggested >= 0:
+            v["resource"][self.suggested] = 1
+        v["resources_bought"][:] = self.resources_bought
+        v["resources_bought"][:] /= 3
+        v["round"][0] = self.round / 50
+        v["site"][SITES.index(self.config.site)] = 1
+        for r in self.chart:
+            v["chart"][r] += 0.25
+        if self.last_vote_kind >= 0:
+            v["last_vote_kind"][self.last_vote_kind] = 1
+            v["last_vote"][:] = self.last_vote
+        v["keep_sell_record"][:] = self.keep_sell / 10
+        v["majority_record"][:] = self.majority_record / 20
+        v["election_record"][:] = self.election_record / 5
+        v["talk_last"][:] = self.talk_last
+        v["talk_record"][:] = self.talk_record / 5
+        self._pub_dirty = False
+        self._pub_actor = -1
+
+    def observation(self, player: int) -> np.ndarray:
+        if self._pub_dirty:
+            self._build_public()
+        v = self._pub_views
+        actor = self.current_player()
+        if actor != self._pub_actor:  # the player to act and the phase change without a public event
+            v["to_act"][:] = 0
+            v["phase"][:] = 0
+            if actor >= 0:
+                v["to_act"][actor] = 1
+                v["phase"][self.phase] = 1
+            self._pub_actor = actor
+        kr, ks = self._knowledge()
+        p = player
+        rot = self._rot[p]
+        out = np.empty(self.observation_layout.size, dtype=np.float32)
+        R = NUM_ROLES
+        out[:R] = kr[p, p]
+        end = R + self.num_players * R
+        out[R:end] = kr[p][rot].ravel()
+        out[end : self._priv_size] = ks[p][rot].ravel()
+        out[self._priv_size :] = self._pub[self._gidx[p]]
+        return out
+
+    def state_tensor(self) -> np.ndarray:
+        n = self.num_players
+        out = np.zeros(self.state_layout.size, dtype=np.float32)
+        v = self.state_layout.views(out)
+        v["roles"][np.arange(n), self.roles] = 1
+        pile = self.pile[::-1]
+        v["draw_pile"][: len(pile)] = (np.array(pile, dtype=np.float32) + 1) / NUM_CARDS
+        v["sold"][:] = np.array(self.sold) / 5
+        v["discard"][:] = np.array(self.discard) / 5
+        if self.phase >= 0 and IS_VOTE[self.phase]:
+            for s in range(n):
+                if self.ballots[s] >= 0:
+                    v["ballots"][s] = (self.ballots[s] + 1) / 64
+        for who, whom in self.peeks:
+            v["private_sides"][who, whom] = 1
+        v["seat0_view"][:] = self.observation(0)
+        return out
+
+    # ===== determinization ==========================================================================
+    def resample_hidden(self, player: int, rng: np.random.Generator) -> Artifacts:
+        p, n = player, self.num_players
+        g = self.clone()
+        g.rng = np.random.default_rng(int(rng.integers(2**63)))
+        # roles: keep what p knows; re-deal the rest of the chart under the side constraints
+        fixed = [self.knows_role(p, s) for s in range(n)]
+        free = [s for s in range(n) if not fixed[s]]
+        need = {}
+        for s in free:
+            if self.cleared[s]:
+                need[s] = (ROLE_SIDE, ACADEMICS)
+        for who, whom in self.peeks:
+            if who == p and not fixed[whom]:
+                need[whom] = (APPARENT_SIDE, APPARENT_SIDE[int(self.roles[whom])])
+        pool = [int(self.roles[s]) for s in free]
+        for _ in range(50):
+            perm = [pool[i] for i in rng.permutation(len(pool))]
+            if all(table[r] == side for s, r in zip(free, perm) if s in need for table, side in [need[s]]):
+                for s, r in zip(free, perm):
+                    g.roles[s] = r
+                break
+        # other voters' secret ballots in the open vote
+        if self.phase >= 0 and IS_VOTE[self.phase]:
+            for s in self.actors[: self.ai]:
+                if s != p:
+                    g.ballots[s] = self._random_ballot(g, s, rng)
+        # the draw pile's order (and under Spain the unseen contents of Sold and Discard)
+        if self.spain:
+            pieces = []
+            for a in range(NUM_ARTIFACTS):
+                pieces += [a] * (self.sold[a] + self.discard[a])
+            pile_art = [c for c in self.pile if c < NUM_ARTIFACT_CARDS]
+            pieces += [c // PIECES_PER_ARTIFACT for c in pile_art]
+            order = rng.permutation(len(pieces))
+            pieces = [pieces[i] for i in order]
+            ns, nd = sum(self.sold), sum(self.discard)
+            g.sold = [0] * NUM_ARTIFACTS
+            g.discard = [0] * NUM_ARTIFACTS
+            for a in pieces[:ns]:
+                g.sold[a] += 1
+            for a in pieces[ns : ns + nd]:
+                g.discard[a] += 1
+            rest = pieces[ns + nd :]
+            # give the pile's artifact cards concrete ids not used elsewhere
+            used = {self.card} if self.card_in_hand else set()
+            free_ids = {
+                a: [c for c in range(a * 5, a * 5 + 5) if c not in used] for a in range(NUM_ARTIFACTS)
+            }
+            new_pile = [c for c in self.pile if c >= NUM_ARTIFACT_CARDS]
+            for a in rest:
+                new_pile.append(free_ids[a].pop())
+            g.pile = new_pile
+        g.pile = list(g.pile)
+        rng.shuffle(g.pile)
+        g.pile = [int(c) for c in g.pile]
+        g._mask_cache = None
+        g._pub_dirty = True
+        return g
+
+    def _random_ballot(self, g: Artifacts, s: int, rng: np.random.Generator) -> int:
+        phase = self.phase
+        if phase in (PH_KEEP, PH_AGREE):
+            return int(rng.choice([self.A_YES, self.A_NO]))
+        if phase == PH_ELECT:
+            living = [t for t in range(self.num_players) if self.alive[t]]
+            return int(living[int(rng.integers(len(living)))])
+        opts = [self.A_ART + a for a in self.type_options(phase, self.ctx)]
+        if phase == PH_EXTRA:
+            opts.append(self.A_PASS)
+        return int(opts[int(rng.integers(len(opts)))])
+
+    # ===== invariants and text =====================================================================
+    def check_invariants(self) -> None:
+        pieces = [self.storage[a] + self.sold[a] + self.discard[a] for a in range(NUM_ARTIFACTS)]
+        for c in self.pile:
+            if c < NUM_ARTIFACT_CARDS:
+                pieces[c // PIECES_PER_ARTIFACT] += 1
+        if self.card_in_hand:
+            pieces[self.card // PIECES_PER_ARTIFACT] += 1
+        assert pieces == [PIECES_PER_ARTIFACT] * NUM_ARTIFACTS, f"artifact pieces not conserved: {pieces}"
+        assert len(set(self.pile)) == len(self.pile), "a card is twice in the draw pile"
+        events_in_pile = sum(1 for c in self.pile if c >= NUM_ARTIFACT_CARDS)
+        assert events_in_pile + sum(self.events_gone) == NUM_EVENTS, "event cards not conserved"
+        for c in self.pile:
+            if c >= NUM_ARTIFACT_CARDS:
+                assert not self.events_gone[c - NUM_ARTIFACT_CARDS]
+        assert min(self.storage + self.sold + self.discard) >= 0
+        over = self.phase in (PH_OVERFLOW, PH_REPLACE) or self.winner != NO_WINNER
+        assert self.storage_total() <= self.capacity + (1 if over else 0), "Storage over capacity"
+        assert sorted(int(r) for r in self.roles) == list(self.chart), "roles differ from the chart"
+        for s in range(self.num_players):
+            assert self.alive[s] or self.revealed[s], "a dead player must be Revealed"
+        if self.winner == NO_WINNER:
+            assert not self.possessed_dead()
+            # a Looter who announced an Active ability counts as Revealed only after its effect
+            assert not self.all_looters_revealed() or self.phase == PH_TARGET
+            assert max(self.storage) < ACADEMIC_COLLECTION
+            assert self.current_player() >= 0
+
+    def action_to_string(self, action: int) -> str:
+        n = self.num_players
+        a = int(action)
+        s = self.current_player()
+
+        def rel(k):
+            return f"player {(s + k) % n}" if s >= 0 else f"seat +{k}"
+
+        for name, (start, count) in self.blocks.items():
+            if start <= a < start + count:
+                k = a - start
+                if name == "seat":
+                    return f"choose {rel(k)}"
+                if name == "artifact":
+                    return f"choose {ARTIFACTS[k]}"
+                if name == "role":
+                    return f"name {ROLE_NAMES[k]}"
+                if name == "resource":
+                    return f"suggest {RESOURCES[k].name}"
+                if name == "accuse":
+                    return f"accuse {rel(k)}"
+                if name == "vouch":
+                    return f"vouch for {rel(k)}"
+                return {
+                    "pass": "pass / none",
+                    "yes": "yes (keep / agree)",
+                    "no": "no (sell / disagree)",
+                    "use": "use Active ability",
+                    "call": "call a check (Spain)",
+                }[name]
+        return f"action {a} (out of range)"
+
+    def action_groups(self) -> list[tuple[str, int, int, str]]:
+        meaning = {
+            "pass": "pass in the window / say nothing / sell no more / do not use",
+            "yes": "keep the artifact, agree to buy",
+            "no": "sell the artifact, do not buy",
+            "seat": "a player, relative seat (0 = me): election vote, ability target, side check",
+            "artifact": "an artifact: which to sell, replace, restore, search, smuggle",
+            "role": "a role (Foxfire)",
+            "use": "use my Active ability (window, death)",
+            "resource": "suggest buying a resource",
+            "call": "Spain: call a check of the hidden piles",
+            "accuse": "discussion: accuse a player (relative seat)",
+            "vouch": "discussion: vouch for a player (relative seat)",
+        }
+        return [(name, start, count, meaning[name]) for name, (start, count) in self.blocks.items()]
+
+    def to_string(self, player: int | None = None) -> str:
+        n = self.num_players
+        lines = [f"Artifacts, round {self.round}, site {self.config.site}, drawer player {self.drawer}"]
+        if self.card >= 0:
+            name = (
+                ARTIFACTS[self.card // 5]
+                if self.card < NUM_ARTIFACT_CARDS
+                else EVENTS[self.card - NUM_ARTIFACT_CARDS].name
+            )
+            lines.append(f"card: {name}")
+
+        def pile(c):
+            return ", ".join(f"{ARTIFACTS[a]} x{c[a]}" for a in range(NUM_ARTIFACTS) if c[a]) or "-"
+
+        lines.append(f"Storage ({self.storage_total()}/{self.capacity}): {pile(self.storage)}")
+        if self.spain and player is not None:
+            lines.append(f"Sold: {self.sold_total()} face down; Discard: {sum(self.discard)} face down")
+        else:
+            lines.append(f"Sold: {pile(self.sold)}")
+            lines.append(f"Discard: {pile(self.discard)}")
+        lines.append(f"draw pile: {len(self.pile)} cards")
+        if self.delayed:
+            lines.append("delayed: " + ", ".join(f"{EVENTS[d[0]].name} (round {d[1]})" for d in self.delayed))
+        for s in range(n):
+            show = player is None or (player is not None and self.knows_role(player, s))
+            role = ROLE_NAMES[self.roles[s]] if show else "?"
+            status = []
+            if not self.alive[s]:
+                status.append("dead")
+            if self.revealed[s]:
+                status.append("revealed")
+            if self.is_silenced(s):
+                status.append("silenced")
+            if self.cleared[s]:
+                status.append("cleared")
+            lines.append(f"  player {s}: {role} {' '.join(status)}")
+        if self.winner != NO_WINNER:
+            lines.append(f"{SIDE_NAMES[self.winner]} win: {self.end_reason}")
+        elif self.phase >= 0:
+            lines.append(f"to act: player {self.current_player()} ({PHASE_NAMES[self.phase]})")
+        return "\n".join(lines)
+
+    def render_rgb(self) -> np.ndarray:
+        from .render import render
+
+        return render(self)

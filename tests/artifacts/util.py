@@ -1,0 +1,75 @@
+"""Helpers for the Artifacts rule tests: build a chosen table and answer decisions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.artifacts import rules as R
+from envs.artifacts.rules import Artifacts
+
+
+def table(n=7, roles=None, seed=0, **kw) -> Artifacts:
+    """A game of n players restarted at round 1 with the given table (see Artifacts.set_table)."""
+    options = {k: kw.pop(k) for k in ("preference", "site", "sold_start", "talk") if k in kw}
+    g = Artifacts(rng=np.random.default_rng(seed), num_players=n, **options)
+    g.set_table(roles=roles, **kw)
+    g.check_invariants()
+    return g
+
+
+# default role order for 7 players, standard chart: seat -> role
+SEVEN = ["Possessed", "Shaman", "Curator", "Detective", "Tomb Raider", "Mafia Boss", "Smuggler"]
+FIVE_BASIC = ["Possessed", "Shaman", "Academic", "Tomb Raider", "Mafia Boss"]
+
+
+def act(g: Artifacts, action: int, player: int | None = None) -> None:
+    g.apply_action(int(action), player=player)
+    g.check_invariants()
+
+
+def seat_action(g: Artifacts, target: int, block: str = "seat") -> int:
+    """The action naming absolute seat `target` for the current player."""
+    start = g.blocks[block][0]
+    return start + (target - g.current_player()) % g.num_players
+
+
+def pass_window(g: Artifacts) -> None:
+    """Everyone passes in this round's window."""
+    r = g.round
+    while g.phase == R.PH_WINDOW and g.round == r:
+        act(g, g.A_PASS)
+
+
+def vote_all(g: Artifacts, choice, phase=None) -> None:
+    """Everyone in the open vote votes `choice(seat)` (an action) or the fixed action `choice`."""
+    phase = g.phase if phase is None else phase
+    while g.phase == phase and not g.is_terminal():
+        s = g.current_player()
+        act(g, choice(s) if callable(choice) else choice)
+
+
+def talk_none(g: Artifacts) -> None:
+    while g.phase == R.PH_TALK:
+        act(g, g.A_PASS)
+
+
+def elect(g: Artifacts, target_of) -> None:
+    """Answer the discussion with silence and elect `target_of(voter)` (absolute seats)."""
+    talk_none(g)
+    vote_all(g, lambda s: g.A_SEAT + (target_of(s) - s) % g.num_players, R.PH_ELECT)
+
+
+def finish_round(g: Artifacts) -> int:
+    """Answer every decision with a neutral choice until the next round starts; returns the round."""
+    r = g.round
+    while g.round == r and not g.is_terminal():
+        mask = g.legal_action_mask()
+        if g.phase == R.PH_WINDOW and g.A_CALL < len(mask):
+            act(g, g.A_PASS)
+        elif mask[g.A_PASS]:
+            act(g, g.A_PASS)
+        elif g.phase in (R.PH_KEEP, R.PH_AGREE):
+            act(g, g.A_NO)
+        else:
+            act(g, int(np.flatnonzero(mask)[0]))
+    return g.round
