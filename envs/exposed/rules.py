@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from math import prod
 
 import numpy as np
 
@@ -61,6 +62,7 @@ class ExposedConfig:
         require_choice("empty_new_mark", self.empty_new_mark, EMPTY_MARK_RULES)
 
 
+_NO_LIMIT = 1 << 40  # more Wallets than any tile holds
 # decision kinds (the top frame of the stack); CALL frames are automatic continuations
 ACTION, MOVE1, MOVE2, SNITCH_FLIP, OFFER, PICK, DENTIST, PILOT, CALL = range(9)
 DECISION_NAMES = (
@@ -81,6 +83,167 @@ K_MOVE, K_STEAL, K_EXPOSE, K_SNITCH, K_ITEM = range(5)
 KIND_NAMES = ("move", "steal", "expose", "snitch", "item")
 
 
+class _ObsPlan:
+    """Index tables for `Exposed.observation`, one per player count (shared by every game).
+
+    A game's source vector holds the table in absolute seats: first the packed boolean tables
+    (`Exposed._flags`, same order), then the other per-Guest pieces, then numbers and one-hot
+    pieces; each call rewrites it, turns the per-Guest block into a per-cell block with one take
+    along the current cell -> Guest map, writes the one-hot grid, and the observation of player p
+    is then a single gather `source[index[p]]` (index[p] puts seats relative to p).
+    """
+
+    def __init__(self, game: Exposed):
+        n, t, e = game.num_players, game.num_tiles, game.num_edges
+        flag_regions = [
+            ("cexp", (t,)),
+            ("knows", (n, n)),
+            ("lkind", (n, len(KIND_NAMES))),
+            ("lseat", (n, n)),
+            ("litem", (n, t)),
+            ("gmark", (t,)),  # the per-Guest block starts here ...
+            ("gdisc", (t,)),
+            ("lguest", (n, t)),
+        ]
+        assert [s for _, s in flag_regions] == [s for _, s in game._flag_shapes()]
+        regions = flag_regions + [
+            ("seen", (t,)),
+            ("dcells", (t,)),
+            ("ident", (n, t)),
+            ("told", (n, t)),
+            ("cand", (n, t)),  # ... and ends here
+            ("cwal", (t,)),
+            ("nums", (2 * n + 4,)),  # stashes, exposed players, counts (3), own total
+            ("kept", (n, 3)),
+            ("blocked", (n, e)),
+            ("turn", (n,)),
+            ("decision", (NUM_DECISIONS,)),
+            ("ditem", (t,)),
+            ("dseat", (n,)),
+        ]
+        off = 0
+        self.regions: dict[str, tuple[int, tuple[int, ...]]] = {}
+        for name, shape in regions:
+            self.regions[name] = (off, shape)
+            off += int(np.prod(shape))
+        r = {name: reg[0] for name, reg in self.regions.items()}
+        self.flags = (0, r["seen"])
+        self.zero = (r["seen"], r["cand"])  # sparse pieces cleared on every call
+        self.blocked_zero = (r["blocked"], off)
+        self.guest_block = (r["gmark"], r["cwal"])
+        rows = (r["cwal"] - r["gmark"]) // t
+        self.cells = off  # the per-cell copy of the per-Guest block
+        self.grid = self.cells + rows * t
+        self.size = self.grid + t * t
+        self.eye = np.eye(t, dtype=np.float32)
+        self.eye.flags.writeable = False
+        self.at = {name: off for name, (off, _shape) in self.regions.items()}
+        self.nums = slice(r["nums"], r["nums"] + 2 * n + 4)
+
+        def cell_region(name):  # where the per-cell copy of a per-Guest region starts
+            return self.cells + r[name] - r["gmark"]
+
+        nums = r["nums"]
+        # observation piece -> (start in the source, how its seats map)
+        pieces = {
+            "grid": (self.grid, None),
+            "exposed_tiles": (r["cexp"], None),
+            "tile_wallets": (r["cwal"], None),
+            "marks": (cell_region("gmark"), None),
+            "discarded": (cell_region("gdisc"), None),
+            "seen_in_deck": (cell_region("seen"), None),
+            "identity": (cell_region("ident"), "row"),
+            "candidates": (cell_region("cand"), "row"),
+            "dentist_told": (cell_region("told"), "row"),
+            "stashes": (nums, "seat"),
+            "exposed_players": (nums + n, "seat"),
+            "own_total": (nums + 2 * n + 3, None),
+            "knows": (r["knows"], "both"),
+            "kept_items": (r["kept"], "row"),
+            "blocked_swaps": (r["blocked"], "row"),
+            "counts": (nums + 2 * n, None),
+            "last_kinds": (r["lkind"], "row"),
+            "last_cells": (cell_region("lguest"), "row"),
+            "last_seats": (r["lseat"], "both"),
+            "last_items": (r["litem"], "row"),
+            "turn": (r["turn"], "seat"),
+            "decision": (r["decision"], None),
+            "decision_item": (r["ditem"], None),
+            "decision_cells": (cell_region("dcells"), None),
+            "decision_seats": (r["dseat"], "seat"),
+        }
+        layout = game.observation_layout
+        assert [p.name for p in layout] == list(pieces), "observation layout and plan disagree"
+        self.index = np.empty((n, layout.size), dtype=np.intp)
+        for p in range(n):
+            perm = (p + np.arange(n)) % n  # relative seat a is absolute seat perm[a]
+            for piece in layout:
+                start, seats = pieces[piece.name]
+                width = piece.shape[-1]
+                if seats == "seat":
+                    index = start + perm
+                elif seats == "both":
+                    index = start + perm[:, None] * n + perm[None, :]
+                elif seats == "row":
+                    index = start + perm[:, None] * width + np.arange(width)[None, :]
+                else:
+                    index = start + np.arange(piece.size)
+                self.index[p, piece.slice] = index.reshape(-1)
+
+
+_OBS_PLANS: dict[int, _ObsPlan] = {}
+
+
+class _ObsSource:
+    """One game's source vector and the views `Exposed.observation` writes through (made on first
+    use, never copied)."""
+
+    def __init__(self, game: Exposed):
+        n, t = game.num_players, game.num_tiles
+        plan = _OBS_PLANS.get(n)
+        if plan is None:
+            plan = _OBS_PLANS[n] = _ObsPlan(game)
+        self.plan = plan
+        self.at = plan.at
+        buf = self.buf = np.zeros(plan.size, dtype=np.float32)
+
+        def view(name):
+            off, shape = plan.regions[name]
+            return buf[off : off + prod(shape)].reshape(shape)
+
+        self.cwal = view("cwal")
+        self.kept = view("kept")
+        self.told = view("told")
+        self.cand_f = view("cand")
+        self.flags = buf[slice(*plan.flags)]
+        self.zero = buf[slice(*plan.zero)]
+        self.blocked_zero = buf[slice(*plan.blocked_zero)]
+        self.guest_block = buf[slice(*plan.guest_block)].reshape(-1, t)
+        self.cells = buf[plan.cells : plan.grid].reshape(-1, t)
+        self.grid = buf[plan.grid :].reshape(t, t)
+        self.cand = np.empty((n, t), dtype=bool)
+        self.nums = plan.nums
+
+
+# per player count: the geometry and layouts (read-only, shared by every game of that size)
+_STATIC: dict[int, dict] = {}
+_STATIC_KEYS = (
+    "edges",
+    "num_edges",
+    "edge_of",
+    "surround",
+    "near",
+    "rowcol",
+    "line_cells",
+    "line_mask",
+    "corners",
+    "_arange_t",
+    "observation_layout",
+    "state_layout",
+    "_flag_layout",
+)
+
+
 class Exposed(Game):
     """One game of Exposed; seats 0..n-1, play proceeds clockwise (seat + 1)."""
 
@@ -94,7 +257,13 @@ class Exposed(Game):
         s = self.side = grid_side(n)
         t = self.num_tiles = s * s
         self.num_marks = marks_in_play(n)
-        self._geometry()
+        static = _STATIC.get(n)  # geometry and layouts depend on the player count only
+        if static is None:
+            self._geometry()
+            self._layouts()
+            static = _STATIC[n] = {key: self.__dict__[key] for key in _STATIC_KEYS}
+        else:
+            self.__dict__.update(static)
         e = self.num_edges
         # ----- the flat action space -----
         self.OFF_SWAP = 0
@@ -109,7 +278,6 @@ class Exposed(Game):
         self.A_PASS = self.A_USE + 1
         self.num_actions = self.A_PASS + 1
         self._block_offset = (self.OFF_STEAL, self.OFF_CELL, self.OFF_LINE, self.OFF_SEAT, self.OFF_GUEST)
-        self._layouts()
         self._setup()
 
     # ================================================================ geometry and layouts
@@ -126,6 +294,7 @@ class Exposed(Game):
         dr = np.abs(rows[:, None] - rows[None, :])
         dc = np.abs(cols[:, None] - cols[None, :])
         self.surround = np.maximum(dr, dc) == 1  # [cell, cell] 8-neighbours, not itself
+        self.near = np.maximum(dr, dc) <= 1  # surrounding or the cell itself
         self.rowcol = ((dr == 0) | (dc == 0)) & ~np.eye(t, dtype=bool)  # same row/col, not itself
         self.line_cells = [list(range(r * s, r * s + s)) for r in range(s)]
         self.line_cells += [list(range(c, t, s)) for c in range(s)]
@@ -134,6 +303,8 @@ class Exposed(Game):
             self.line_mask[i, cells] = True
         self.corners = [0, s - 1, t - s, t - 1]
         self._arange_t = np.arange(t)
+        for table in (self.surround, self.near, self.rowcol, self.line_mask, self._arange_t):
+            table.flags.writeable = False  # shared by every game of this size
 
     def _layouts(self):
         n, t, e = self.num_players, self.num_tiles, self.num_edges
@@ -162,6 +333,11 @@ class Exposed(Game):
             ("decision_cells", (t,), "cells already chosen in the current item"),
             ("decision_seats", (n,), "players already chosen in the current item (relative)"),
         ]
+        flag_layout, off = [], 0
+        for name, shape in self._flag_shapes():
+            flag_layout.append((name, off, off + prod(shape), shape))
+            off += prod(shape)
+        self._flag_layout = tuple(flag_layout)
         self.observation_layout = Layout(
             [
                 ("grid", (t, t), "one-hot Guest on each cell (row-major cells)"),
@@ -236,12 +412,15 @@ class Exposed(Game):
     # ================================================================ set-up
     def _setup(self):
         n, t, rng = self.num_players, self.num_tiles, self.rng
+        # the boolean tables live in one array (c_exp, knows, last_*, g_mark, g_disc are views of it),
+        # so an observation copies them all at once
+        self._flags = np.zeros(self._flag_layout[-1][2], dtype=bool)
+        self._bind_flags()
         # 1. tiles: the first t Guests (the marker filter keeps exactly those), in a random grid
         order = rng.permutation(t)
         self.c_guest = order.astype(np.int64)  # guest on each cell
         self.g_cell = np.empty(t, dtype=np.int64)
         self.g_cell[self.c_guest] = np.arange(t)
-        self.c_exp = np.zeros(t, dtype=bool)
         # 2. Wallets: 1 on each tile, a second on corners
         self.c_wal = np.full(t, START_WALLETS, dtype=np.int64)
         self.c_wal[self.corners] += CORNER_EXTRA
@@ -269,18 +448,11 @@ class Exposed(Game):
         # 4. Marks
         self.marks: list[int] = []
         self.discard: list[int] = []
-        self.g_mark = np.zeros(t, dtype=bool)
-        self.g_disc = np.zeros(t, dtype=bool)
         for _ in range(self.num_marks):
             self._draw_mark()
         # kept items and move records
         self.kept = np.zeros((n, 3), dtype=np.int64)  # Pilot, Soldier, Cops under the card
         self.move_rec = [[] for _ in range(n)]  # (edge, guest now at a, guest now at b) of the latest Move
-        self.last_kind = np.zeros((n, len(KIND_NAMES)), dtype=bool)
-        self.last_guests = np.zeros((n, t), dtype=bool)  # tiles touched (shown at their current cells)
-        self.last_seats = np.zeros((n, n), dtype=bool)
-        self.last_items = np.zeros((n, t), dtype=bool)
-        self.knows = np.zeros((n, n), dtype=bool)  # [a, b]: a has been shown b's Identity card
         self.n_unexposed = n
         # fast-path flags for observations: pieces that stay all zero until first used
         self.knows_any = self.kept_any = self.items_any = False
@@ -312,6 +484,7 @@ class Exposed(Game):
             "observation_layout",
             "state_layout",
             "surround",
+            "near",
             "rowcol",
             "line_mask",
             "line_cells",
@@ -321,16 +494,44 @@ class Exposed(Game):
             "_arange_t",
             "_perms",
             "_block_offset",
+            "_flag_layout",
         )
+    )
+
+    def _flag_shapes(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The boolean tables packed (in this order) in `_flags`; `_ObsPlan` mirrors the order."""
+        n, t = self.num_players, self.num_tiles
+        return (
+            ("c_exp", (t,)),  # exposed side up, by cell
+            ("knows", (n, n)),  # [a, b]: a has been shown b's Identity card
+            ("last_kind", (n, len(KIND_NAMES))),
+            ("last_seats", (n, n)),
+            ("last_items", (n, t)),
+            ("g_mark", (t,)),  # Mark in play, by Guest
+            ("g_disc", (t,)),  # card discarded, by Guest
+            ("last_guests", (n, t)),  # tiles touched (shown at their current cells)
+        )
+
+    def _bind_flags(self) -> None:
+        flags = self._flags
+        d = self.__dict__
+        for name, start, end, shape in self._flag_layout:
+            d[name] = flags[start:end].reshape(shape)
+
+    _FLAG_NAMES = frozenset(
+        ("c_exp", "knows", "last_kind", "last_seats", "last_items", "g_mark", "g_disc", "last_guests")
     )
 
     def clone(self) -> Exposed:
         """A fast independent copy (the geometry and layouts are shared; they never change)."""
         new = object.__new__(type(self))
         d = new.__dict__
+        flag_names = self._FLAG_NAMES
         for key, value in self.__dict__.items():
             if key in self._SHARED:
                 d[key] = value
+            elif key in flag_names:
+                continue  # views of _flags, bound again below
             elif isinstance(value, np.ndarray):
                 d[key] = value.copy()
             elif key in ("frames", "move_rec"):
@@ -339,17 +540,25 @@ class Exposed(Game):
                 d[key] = list(value)
             elif key == "rng":
                 d[key] = copy.deepcopy(value)
-            elif key in ("_obs_cache", "_mask_cache"):
+            elif key in ("_obs_cache", "_obs_src", "_mask_cache"):
                 continue
             else:
                 d[key] = value  # ints, bools, strings
+        new._bind_flags()
         new._mask_cache = None
         return new
 
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_obs_cache", None)  # views into a scratch buffer: rebuilt on demand
+        state.pop("_obs_src", None)
+        for name in self._FLAG_NAMES:
+            state.pop(name, None)  # views of _flags: bound again on unpickling
         return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind_flags()
 
     def _from_lf(self, k: int) -> int:
         """Take k Wallets from the Lost & Found (unlimited: the shortfall is created)."""
@@ -401,9 +610,7 @@ class Exposed(Game):
         self.last_guests[self.turn, self.c_guest[cell]] = True
 
     def _guests_where(self, cell_mask: np.ndarray) -> np.ndarray:
-        out = np.zeros(self.num_tiles, dtype=bool)
-        out[self.c_guest[cell_mask]] = True
-        return out
+        return cell_mask[self.g_cell]  # Guest g is where its cell is
 
     def _constrain(self, p: int, guest_mask: np.ndarray) -> None:
         """Public deduction: p's Guest is among guest_mask (kept for resampling and observations)."""
@@ -470,16 +677,19 @@ class Exposed(Game):
     def _start_turn(self, p: int) -> None:
         self.turn = p
         self.move_rec[p] = []  # the no-reversal restriction on p's last Move ends with p's new turn
-        self.last_kind[p] = False
-        self.last_guests[p] = False
-        self.last_seats[p] = False
-        self.last_items[p] = False
-        self._call("_end_action")
-        self._push(ACTION, p)
-        if self.soldier[p]:
-            self._push(MOVE1, p, True)  # the Soldier's free Move: optional (Reading)
-        if self.pilot[p]:
-            self._push(PILOT, p, ITEM_GUEST["pilot"])
+        self.last_kind[p].fill(False)
+        self.last_guests[p].fill(False)
+        if self.items_any:  # (all zero until a Snitch or an item)
+            self.last_seats[p].fill(False)
+            self.last_items[p].fill(False)
+        frames = self.frames
+        frames.append([CALL, -1, "_end_action", ()])
+        frames.append([ACTION, p])
+        if self.kept_any:
+            if self.kept[p, 1]:
+                self._push(MOVE1, p, True)  # the Soldier's free Move: optional (Reading)
+            if self.kept[p, 0]:
+                self._push(PILOT, p, ITEM_GUEST["pilot"])
 
     def _end_action(self) -> None:
         """Clean-up: empty Marks discarded, new Marks drawn; then the next player clockwise."""
@@ -495,19 +705,24 @@ class Exposed(Game):
         """Both ways to win, after every step. Returns True when the game is over."""
         if self.over:
             return True
-        if self.n_unexposed > 1 and max(self.stash) + int(self.c_wal.max()) < WIN_WALLETS:
+        stash = self.stash
+        wal = self.c_wal.tolist()
+        top = max(wal)
+        if self.n_unexposed > 1 and max(stash) + top < WIN_WALLETS:
             return False  # nobody can hold 7 (and no deduction follows): the common case, fast
         n = self.num_players
-        unexposed = [p for p in range(n) if not self.p_exp[p]]
-        totals = [self._total(p) for p in range(n)]
+        p_exp = self.p_exp
+        unexposed = [p for p in range(n) if not p_exp[p]]
         if len(unexposed) == 1:
             self.winners = unexposed
         else:
+            cell = self.g_cell.tolist()
+            totals = [stash[p] + wal[cell[g]] for p, g in enumerate(self.ident)]
             rich = [p for p in range(n) if totals[p] >= WIN_WALLETS]
             if not unexposed:  # cannot happen (one exposure per step); most Wallets then
                 rich = list(range(n))
             if not rich:
-                self._wallet_deductions(unexposed)
+                self._wallet_deductions(unexposed, top)
                 return False
             best = max(totals[p] for p in rich)
             self.winners = [p for p in rich if totals[p] == best]  # ties share the win
@@ -515,13 +730,19 @@ class Exposed(Game):
         self.frames = []
         return True
 
-    def _wallet_deductions(self, unexposed: list[int]) -> None:
-        """The game goes on, so no unexposed player's Stash + tile reaches 7: a public deduction."""
-        top = int(self.c_wal.max())
+    def _wallet_deductions(self, unexposed: list[int], top: int) -> None:
+        """The game goes on, so no unexposed player's Stash + tile reaches 7: a public deduction
+        (`top`: the most Wallets on a tile)."""
+        stash = self.stash
+        need = [_NO_LIMIT] * self.num_players  # no deduction for exposed players
+        deduce = False
         for p in unexposed:
-            need = WIN_WALLETS - self.stash[p]
-            if top >= need:
-                self.public_cand[p] &= ~self._guests_where(self.c_wal >= need)
+            if top >= WIN_WALLETS - stash[p]:
+                need[p] = WIN_WALLETS - stash[p]
+                deduce = True
+        if deduce:
+            below = self.c_wal[self.g_cell] < np.array(need)[:, None]  # [player, Guest]
+            np.logical_and(self.public_cand, below, out=self.public_cand)
 
     # ================================================================ the engine contract
     def current_player(self) -> int:
@@ -569,7 +790,10 @@ class Exposed(Game):
     def _advance(self) -> None:
         """Check the end, then run automatic continuations until someone must decide."""
         frames = self.frames
-        while not self._check_end():
+        check = True
+        while True:
+            if check and self._check_end():
+                return
             top = frames[-1]
             if top[0] != CALL:
                 if top[0] != PICK:
@@ -579,9 +803,14 @@ class Exposed(Game):
                     return
                 frames.pop()
                 getattr(self, top[6])(*top[7], None)
+                check = True
                 continue
             frames.pop()
-            getattr(self, top[2])(*top[3])
+            fn = top[2]
+            getattr(self, fn)(*top[3])
+            # the clean-up ends by checking the end itself, and starting the next turn changes
+            # nothing that check reads: no second check
+            check = fn != "_end_action" or self.over
 
     def _pick_value(self, p: int, block: int, action: int) -> int:
         v = action - self._block_offset[block]
@@ -614,16 +843,17 @@ class Exposed(Game):
     def _swap(self, p: int, e: int) -> None:
         a, b = self.edges[e]
         self._swap_cells(a, b)
-        self.move_rec[p].append((e, int(self.c_guest[a]), int(self.c_guest[b])))
-        self._touch(a)
-        self._touch(b)
+        cg = self.c_guest
+        ga, gb = int(cg[a]), int(cg[b])
+        self.move_rec[p].append((e, ga, gb))
+        touched = self.last_guests[self.turn]  # both tiles touched (`_touch`)
+        touched[ga] = touched[gb] = True
 
     def _steal(self, p: int, cell: int) -> None:
         """STEAL: a Wallet from a surrounding tile (or your own while unexposed)."""
         self._touch(cell)
-        near = self.surround[cell].copy()
-        near[cell] = True  # the thief's tile surrounds the target, or is it (stealing from yourself)
-        self._constrain(p, self._guests_where(near))
+        # the thief's tile surrounds the target, or is it (stealing from yourself)
+        self._constrain(p, self._guests_where(self.near[cell]))
         self.c_wal[cell] -= 1
         self._give(p, 1)
         g = int(self.c_guest[cell])
@@ -659,14 +889,15 @@ class Exposed(Game):
         if kind == ACTION:
             self._action_mask(p, mask)
         elif kind == MOVE1:
-            mask[: self.num_edges] = self._swap_mask(p, None)
+            self._fill_swaps(p, None, mask)
             mask[self.A_PASS] = frame[2]
         elif kind == MOVE2:
-            mask[: self.num_edges] = self._swap_mask(p, frame[2])
+            self._fill_swaps(p, frame[2], mask)
         elif kind == SNITCH_FLIP:
-            m = ~self.c_exp
+            off = self.OFF_CELL
+            m = mask[off : off + self.num_tiles]
+            np.logical_not(self.c_exp, out=m)
             m[self._guest_cell(p)] = False
-            mask[self.OFF_CELL : self.OFF_CELL + self.num_tiles] = m
         elif kind == OFFER:
             mask[self.A_USE] = mask[self.A_PASS] = True
         elif kind == PICK:
@@ -677,9 +908,9 @@ class Exposed(Game):
             mask[self.OFF_LINE + c // self.side] = True
             mask[self.OFF_LINE + self.side + c % self.side] = True
         elif kind == PILOT:
-            m = np.ones(self.num_tiles, dtype=bool)
-            m[self.g_cell[frame[2]]] = False
-            mask[self.OFF_CELL : self.OFF_CELL + self.num_tiles] = m
+            off = self.OFF_CELL
+            mask[off : off + self.num_tiles] = True
+            mask[off + self.g_cell[frame[2]]] = False
             mask[self.A_PASS] = True
         return mask
 
@@ -697,14 +928,23 @@ class Exposed(Game):
 
     def _action_mask(self, p: int, mask: np.ndarray) -> None:
         t = self.num_tiles
-        mask[: self.num_edges] = self._swap_mask(p, None)
-        mask[self.OFF_STEAL : self.OFF_STEAL + t] = self._steal_mask(p)
+        self._fill_swaps(p, None, mask)
         c = self._guest_cell(p)
-        mask[self.OFF_EXPOSE : self.OFF_EXPOSE + t] = self.rowcol[c] & ~self.c_exp
-        if not self.p_exp[p]:
-            for k in range(1, self.num_players):
-                if not self.p_exp[(p + k) % self.num_players]:
-                    mask[self.OFF_SNITCH + k] = True
+        wal = self.c_wal
+        off = self.OFF_STEAL
+        steal = mask[off : off + t]
+        np.logical_and(self.surround[c], wal > 0, out=steal)
+        if not self.p_exp[p] and wal[c] > 0:
+            steal[c] = True  # steal from yourself only while unexposed (printed rulebook)
+        off = self.OFF_EXPOSE
+        np.greater(self.rowcol[c], self.c_exp, out=mask[off : off + t])  # in line and unexposed
+        p_exp = self.p_exp
+        if not p_exp[p]:
+            n = self.num_players
+            off = self.OFF_SNITCH
+            for k in range(1, n):
+                if not p_exp[(p + k) % n]:
+                    mask[off + k] = True
 
     def _steal_mask(self, p: int) -> np.ndarray:
         c = self._guest_cell(p)
@@ -713,21 +953,23 @@ class Exposed(Game):
             m[c] = True  # steal from yourself only while unexposed (printed rulebook)
         return m
 
-    def _swap_mask(self, p: int, first: int | None) -> np.ndarray:
-        """Every swap except one that exactly undoes a swap of another player's latest Move (or, on
-        the second swap, your own first)."""
-        m = np.ones(self.num_edges, dtype=bool)
-        cg = self.c_guest
-        for q in range(self.num_players):
-            if q == p:
+    def _fill_swaps(self, p: int, first: int | None, mask: np.ndarray) -> None:
+        """Every swap (mask[:num_edges]) except one that exactly undoes a swap of another player's
+        latest Move (or, on the second swap, your own first)."""
+        mask[: self.num_edges] = True
+        cg = None
+        edges = self.edges
+        for q, recs in enumerate(self.move_rec):
+            if q == p or not recs:
                 continue
-            for e, ga, gb in self.move_rec[q]:
-                a, b = self.edges[e]
+            if cg is None:
+                cg = self.c_guest.tolist()
+            for e, ga, gb in recs:
+                a, b = edges[e]
                 if cg[a] == ga and cg[b] == gb:
-                    m[e] = False
+                    mask[e] = False
         if first is not None:
-            m[first] = False  # swapping the same two cells again undoes the first swap
-        return m
+            mask[first] = False  # swapping the same two cells again undoes the first swap
 
     # ================================================================ items
     def _pick(self, p, block, mask_fn, mask_args, optional, then, then_args) -> None:
@@ -1266,47 +1508,96 @@ class Exposed(Game):
         return cache[which]
 
     def observation(self, player: int) -> np.ndarray:
-        buf, v = self._scratch("obs")
-        buf[:] = 0.0
-        n = self.num_players
+        """Written into a source vector in absolute seats (see `_ObsPlan`), then one gather."""
+        src = self.__dict__.get("_obs_src")
+        if src is None:
+            src = self._obs_src = _ObsSource(self)
+        S, at = src.buf, src.at
+        src.zero[:] = 0.0
+        src.blocked_zero[:] = 0.0
+        n, t = self.num_players, self.num_tiles
         cg = self.c_guest
-        perm = self._perm(player)
-        p_exp = np.array(self.p_exp)[perm]
-        self._fill_public(v, perm, p_exp)
-        # identities I know: mine, exposed ones, ones shown to me, all at the end
-        ident = np.array(self.ident)[perm]
-        if self.over:
-            rows = np.arange(n)
+        p_exp = self.p_exp
+        ident = self.ident
+        over = self.over
+        ones = []  # source positions set to 1 (one-hot pieces, blocked swaps, known identities)
+        # ----- the table (public) -----
+        # c_exp, knows, last_kind, last_seats, last_items, g_mark, g_disc, last_guests in one copy
+        src.flags[:] = self._flags
+        wal = self.c_wal
+        src.cwal[:] = wal
+        S[src.nums] = [
+            *self.stash,
+            *p_exp,
+            len(self.deck),
+            self.lost_found,
+            over,
+            self.stash[player] + int(wal[self.g_cell[ident[player]]]),
+        ]
+        if self.kept_any:
+            src.kept[:] = self.kept
+        move_rec = self.move_rec
+        if any(move_rec):
+            edges = self.edges
+            cgl = cg.tolist()
+            row = at["blocked"]
+            for recs in move_rec:
+                for e, ga, gb in recs:
+                    ea, eb = edges[e]
+                    if cgl[ea] == ga and cgl[eb] == gb:
+                        ones.append(row + e)
+                row += self.num_edges
+        if not over:
+            ones.append(at["turn"] + self.turn)
+            frame = self.frames[-1]
+            kind = frame[0]
+            ones.append(at["decision"] + kind)
+            if kind == OFFER:
+                ones.append(at["ditem"] + frame[2])
+            elif kind == DENTIST:
+                ones.append(at["dseat"] + frame[2])
+            elif kind == PICK:
+                if self.ctx_item >= 0:
+                    ones.append(at["ditem"] + self.ctx_item)
+                ones.extend([at["dcells"] + g for g in self.ctx_cells])
+                ones.extend([at["dseat"] + q for q in self.ctx_seats])
+        # ----- what the observer knows: identities, candidates, Dentist answers -----
+        if over:
+            knowing = range(n)
         else:
-            knowing = self.knows[player, perm] | p_exp
-            knowing[0] = True
-            rows = np.flatnonzero(knowing)
-        known = ident[rows]  # their Guests
-        v["identity"][rows, self.g_cell[known]] = 1.0
-        # candidates: public deductions and my Dentist answers, minus cards known to be elsewhere
-        hidden = ~(self.g_mark | self.g_disc | self.c_exp[self.g_cell])
-        hidden[known] = False
+            krow = self.knows[player].tolist()
+            knowing = [q for q in range(n) if q == player or p_exp[q] or krow[q]]
+        # Guests that cannot be anyone's unknown card: Marks, discards, exposed tiles, known cards
+        public = self.c_exp[self.g_cell]
+        public |= self.g_mark
+        public |= self.g_disc
+        at_ident, at_cand = at["ident"], at["cand"]
+        for q in knowing:
+            g = ident[q]
+            public[g] = True
+            ones.append(at_ident + q * t + g)
+            ones.append(at_cand + q * t + g)  # a known card is its holder's only candidate
         if any(self.deck_seen):  # cards I have seen in the deck (Astronaut / Mayor)
             bit = 1 << player
-            seen = np.zeros(self.num_tiles, dtype=bool)
-            for g, flags in zip(self.deck, self.deck_seen):
-                if flags & bit:
-                    seen[g] = True
-            v["seen_in_deck"][:] = seen[cg]
-            hidden &= ~seen
-        cand = self.public_cand[perm]
-        cand &= self.dentist_cand[player, perm]
-        cand &= hidden
-        cand[rows] = False
-        cand[rows, known] = True
-        v["candidates"][:] = cand[:, cg]
+            seen = [g for g, flags in zip(self.deck, self.deck_seen) if flags & bit]
+            ones.extend([at["seen"] + g for g in seen])
+            public[seen] = True
+        cand = src.cand
+        np.logical_and(self.public_cand, self.dentist_cand[player], out=cand)
+        for q in knowing:
+            cand[q] = False
+        np.greater(cand, public, out=src.cand_f)
         if self.dentist_records:
-            told = v["dentist_told"]
-            for asker, target, epoch, _line, _snap in self.dentist_records:
-                if target == player and epoch == self.epoch[player]:
-                    told[(asker - player) % n] = self.dentist_cand[asker, player][cg]
-        v["own_total"][0] = self._total(player)
-        return buf.copy()
+            told = src.told
+            epoch = self.epoch[player]
+            for asker, target, ep, _line, _snap in self.dentist_records:
+                if target == player and ep == epoch:
+                    told[asker] = self.dentist_cand[asker, player]
+        S[ones] = 1.0
+        # ----- per-Guest pieces to cells, the grid, and the gather -----
+        src.guest_block.take(cg, 1, src.cells, "clip")  # (mode clip: no buffering)
+        src.plan.eye.take(cg, 0, src.grid, "clip")
+        return S.take(src.plan.index[player])
 
     def _exposed_guest_mask(self) -> np.ndarray:
         out = np.zeros(self.num_tiles, dtype=bool)
