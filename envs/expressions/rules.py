@@ -16,6 +16,7 @@ import numpy as np
 
 from envs.core import ConfigError, Game, Layout
 from envs.core.config import require_choice, require_range
+from envs.core.layout import seat_rotation_index
 
 from .data import (
     ALL_CARDS_BITS,
@@ -88,11 +89,11 @@ class Expressions(Game):
         self.num_actions = self.choose_base + NUM_CARDS
         self.observation_layout = observation_layout(n)
         self.state_layout = state_layout(n, self.observation_layout)
-        self._rel = [[(k - q) % n for k in range(n)] for q in range(n)]  # _rel[observer][seat]
-        self._observers = np.arange(n)
-        self._seat_from = [np.array([(k - q) % n for q in range(n)]) for k in range(n)]  # [seat][observer]
-        self._offsets = {p.name: p.offset for p in self.observation_layout}
-        self._strides = {p.name: p.size // p.shape[0] for p in self.observation_layout}
+        # One absolute-seat source vector (the state without the timer); observation(p) gathers it.
+        self._source_layout = source_layout(n, self.observation_layout)
+        self._gather = observation_gather(n)
+        self._offsets = {p.name: p.offset for p in self._source_layout}
+        self._strides = {p.name: p.size // p.shape[0] for p in self._source_layout}
         self._setup()
 
     # ----- set-up --------------------------------------------------------------------------
@@ -120,7 +121,7 @@ class Expressions(Game):
         self.final_round = False  # Easy mode: the extra round after the last flip
         self.terminal = False
         self._play_masks: list[np.ndarray | None] = [None] * n
-        self._buf = np.zeros((n, self.observation_layout.size), dtype=np.float32)
+        self._src = np.zeros(self._source_layout.size, dtype=np.float32)
         self._init_observations()
 
     def set_deal(
@@ -149,7 +150,7 @@ class Expressions(Game):
         self.initial_timer = max(len(timer), 1)
         self.first_player = self.player = first_player
         self._mask_cache = None
-        self._buf[:] = 0.0
+        self._src[:] = 0.0
         self._init_observations()
         self._set_hand_sizes()
         for card in harmony:
@@ -162,14 +163,14 @@ class Expressions(Game):
             self._set_seat_piece("hand_sizes", p, 0, self.hand_counts[p] / self.hand_size)
 
     def _init_observations(self) -> None:
-        n, buf, off = self.num_players, self._buf, self._offsets
+        n, src, off = self.num_players, self._src, self._offsets
         for q in range(n):
             for c in _cards(self.hands[q]):
-                buf[q, off["hand"] + c] = 1.0
-            buf[q, off["hand_sizes"] : off["hand_sizes"] + n] = 1.0
-            buf[q, off["first_player"] + self._rel[q][self.first_player]] = 1.0
-            buf[q, off["mode"] + MODES.index(self.config.mode)] = 1.0
-        buf[:, off["timer_left"]] = 1.0
+                src[off["hands"] + q * NUM_CARDS + c] = 1.0
+        src[off["hand_sizes"] : off["hand_sizes"] + n] = 1.0
+        src[off["first_player"] + self.first_player] = 1.0
+        src[off["mode"] + MODES.index(self.config.mode)] = 1.0
+        src[off["timer_left"]] = 1.0
         self._mark_turn()
 
     # ----- the engine contract ---------------------------------------------------------------
@@ -192,7 +193,7 @@ class Expressions(Game):
         return len(self.harmony) > len(self.agony)
 
     def observation(self, player: int) -> np.ndarray:
-        return self._buf[player].copy()
+        return self._src.take(self._gather[player])
 
     def state_tensor(self) -> np.ndarray:
         n = self.num_players
@@ -203,8 +204,8 @@ class Expressions(Game):
                 views["hands"][p, c] = 1.0
         for depth, c in enumerate(reversed(self.timer)):
             views["timer_position"][c] = (depth + 1) / self.initial_timer
-        public = self._buf[0, NUM_CARDS:]  # seat 0's view without its hand: seats are absolute there
-        out[-public.size :] = public
+        public = self._src[self._offsets["hands"] + self.num_players * NUM_CARDS :]
+        out[-public.size :] = public  # the public pieces, seats absolute
         return out
 
     def _legal_mask(self) -> np.ndarray:
@@ -368,14 +369,14 @@ class Expressions(Game):
         if not self.timer:
             if self.config.mode == "easy":
                 self.final_round = True  # Easy: one last round after the final flip
-                self._buf[:, self._offsets["final_round"]] = 1.0
+                self._src[self._offsets["final_round"]] = 1.0
             else:
                 self._end_game()
 
     def _flip_timer_card(self) -> None:
         card = self.timer.pop()
-        self._buf[:, self._offsets["from_timer"] + card] = 1.0
-        self._buf[:, self._offsets["timer_left"]] = len(self.timer) / self.initial_timer
+        self._src[self._offsets["from_timer"] + card] = 1.0
+        self._src[self._offsets["timer_left"]] = len(self.timer) / self.initial_timer
         self._to_agony(card)
 
     def _end_game(self) -> None:
@@ -407,8 +408,7 @@ class Expressions(Game):
         self.hands[p] &= ~(1 << card)
         self.hand_counts[p] -= 1
         self._play_masks[p] = None
-        off = self._offsets
-        self._buf[p, off["hand"] + card] = 0.0
+        self._src[self._offsets["hands"] + p * NUM_CARDS + card] = 0.0
         self._set_seat_piece("left_hand", p, card, 1.0)
         self._set_seat_piece("hand_sizes", p, 0, self.hand_counts[p] / self.hand_size)
 
@@ -416,40 +416,36 @@ class Expressions(Game):
         self.harmony.append(card)
         self.face_up |= 1 << card
         self._can_name[card] = False
-        self._buf[:, self._offsets["harmony"] + card] = 1.0
+        self._src[self._offsets["harmony"] + card] = 1.0
 
     def _to_agony(self, card: int) -> None:
         self.agony.append(card)
         self.face_up |= 1 << card
         self._can_name[card] = False
-        self._buf[:, self._offsets["agony"] + card] = 1.0
+        self._src[self._offsets["agony"] + card] = 1.0
 
     def _move_top(self, source: list[int], target: list[int], source_piece: str, target_piece: str) -> None:
         card = source.pop()
         target.append(card)
-        self._buf[:, self._offsets[source_piece] + card] = 0.0
-        self._buf[:, self._offsets[target_piece] + card] = 1.0
+        self._src[self._offsets[source_piece] + card] = 0.0
+        self._src[self._offsets[target_piece] + card] = 1.0
 
     # ----- observation maintenance -----------------------------------------------------------
     def _set_seat_piece(self, piece: str, seat: int, index: int, value: float) -> None:
-        """Set entry [seat relative to each observer, index] of a per-seat piece, for every observer."""
-        base = self._offsets[piece]
-        stride = self._strides[piece]
-        self._buf[self._observers, base + self._seat_from[seat] * stride + index] = value
+        """Set entry [seat, index] of a per-seat piece (observers see it rotated to their seat)."""
+        self._src[self._offsets[piece] + seat * self._strides[piece] + index] = value
 
     def _set_pair_piece(self, piece: str, seat_a: int, seat_b: int, card: int) -> None:
-        base, n = self._offsets[piece], self.num_players
-        for q, rel in enumerate(self._rel):
-            self._buf[q, base + (rel[seat_a] * n + rel[seat_b]) * NUM_CARDS + card] = 1.0
+        self._src[self._offsets[piece] + (seat_a * self.num_players + seat_b) * NUM_CARDS + card] = 1.0
 
     def _mark_turn(self) -> None:
-        off, buf, n = self._offsets, self._buf, self.num_players
-        buf[:, off["current_player"] : off["current_player"] + n] = 0.0
-        buf[:, off["phase"] : off["phase"] + 3] = 0.0
+        off, src, n = self._offsets, self._src, self.num_players
+        src[off["current_player"] : off["current_player"] + n] = 0.0
+        src[off["phase"] : off["phase"] + 3] = 0.0
         if self.terminal:
             return
-        buf[self._observers, off["current_player"] + self._seat_from[self.player]] = 1.0
-        buf[:, off["phase"] + self.phase] = 1.0
+        src[off["current_player"] + self.player] = 1.0
+        src[off["phase"] + self.phase] = 1.0
 
     # ----- hidden information ----------------------------------------------------------------
     def requirements(self, k: int) -> list[int]:
@@ -481,7 +477,8 @@ class Expressions(Game):
                 bits |= 1 << c
             game.hands[p] = bits
             game._play_masks[p] = None
-            row = game._buf[p, game._offsets["hand"] : game._offsets["hand"] + NUM_CARDS]
+            start = game._offsets["hands"] + p * NUM_CARDS
+            row = game._src[start : start + NUM_CARDS]
             row[:] = 0.0
             row[deal[p]] = 1.0
         timer = list(deal[None])
@@ -686,6 +683,33 @@ def observation_layout(n: int) -> Layout:
             ("mode", (len(MODES),), "normal / hard / easy (one-hot)"),
         ]
     )
+
+
+# the observation pieces whose leading axes are seats (rotated so that seat 0 is the observer)
+SEAT_AXES = {
+    "suggestions": 1,
+    "left_hand": 1,
+    "guesses": 2,
+    "guessed_wrong": 1,
+    "hand_sizes": 1,
+    "current_player": 1,
+    "first_player": 1,
+}
+
+
+@cache
+def source_layout(n: int, obs: Layout) -> Layout:
+    """Every hand, then the public pieces with absolute seats: what observations are gathered from."""
+    public = [(p.name, p.shape, p.description) for p in obs if p.name != "hand"]
+    return Layout([("hands", (n, NUM_CARDS), "every hand"), *public])
+
+
+@cache
+def observation_gather(n: int) -> np.ndarray:
+    obs = observation_layout(n)
+    index = seat_rotation_index(obs, source_layout(n, obs), n, SEAT_AXES, renamed={"hand": "hands"})
+    index.flags.writeable = False
+    return index
 
 
 @cache

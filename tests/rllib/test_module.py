@@ -1,0 +1,313 @@
+"""The RLlib pieces without a Ray cluster: the masking module (and its negative control through RLlib's
+own EnvRunner), the env wrapper's rewards, the self-play mapping, the config translation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+
+import torch  # noqa: E402
+from ray.rllib.algorithms.ppo import PPOConfig  # noqa: E402
+from ray.rllib.core.columns import Columns  # noqa: E402
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec  # noqa: E402
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
+from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner  # noqa: E402
+
+from envs.core.errors import ConfigError, IllegalActionError  # noqa: E402
+from training.config import NetConfig, load_config  # noqa: E402
+from training.games import game_info  # noqa: E402
+from training.nets import MASKED_LOGIT, PolicyNet  # noqa: E402
+from training.rllib.env import TabletopRLlibEnv  # noqa: E402
+from training.rllib.module import MaskedPolicyModule, RandomMaskedModule, ScriptedModule  # noqa: E402
+from training.rllib.options import RLlibConfig  # noqa: E402
+from training.rllib.selfplay import MAIN, SelfPlayMapping, game_spaces, main_module_spec  # noqa: E402
+from training.rllib.trainer import ppo_settings, rllib_options  # noqa: E402
+
+TOY = "tests.training.toy_game:SPEC"
+DEV = ("expressions", {"num_players": 2})  # the development game: cooperative, 300 actions
+NET = NetConfig(hidden=[32], critic_hidden=[32])
+
+
+def _module(game=DEV, net=NET, inference_only=False, cls=MaskedPolicyModule):
+    obs_space, act_space = game_spaces(*game)
+    spec = main_module_spec(net.__dict__, obs_space, act_space)
+    spec.module_class = cls
+    spec.inference_only = inference_only
+    return spec.build()
+
+
+def _batch(env_obs: list[dict]) -> dict:
+    return {
+        Columns.OBS: {
+            "observation": torch.as_tensor(np.stack([o["observation"] for o in env_obs])),
+            "action_mask": torch.as_tensor(np.stack([o["action_mask"] for o in env_obs])),
+        }
+    }
+
+
+def _observations(n: int, seed: int = 0, game=DEV) -> list[dict]:
+    """Observations of the player to move along random games (with their masks)."""
+    env = TabletopRLlibEnv({"game": game[0], "game_config": game[1]})
+    rng = np.random.default_rng(seed)
+    out = []
+    obs, _ = env.reset(seed=seed)
+    while len(out) < n:
+        ((agent, o),) = obs.items()
+        out.append(o)
+        obs, _, term, _, _ = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+        if term["__all__"]:
+            obs, _ = env.reset()
+    return out
+
+
+def test_module_is_a_policynet_and_masks_illegal_actions():
+    torch.manual_seed(0)
+    module = _module()
+    info = game_info(*DEV)
+    net = PolicyNet(info.obs_dim, info.num_actions, 0, NET)
+    assert list(module.state_dict()) == list(net.state_dict())  # same layers, same names: export is a copy
+    net.load_state_dict(module.state_dict())
+    obs = _observations(64)
+    batch = _batch(obs)
+    out = module.forward_exploration(batch)
+    logits = out[Columns.ACTION_DIST_INPUTS]
+    mask = batch[Columns.OBS]["action_mask"] > 0
+    assert torch.all(logits[~mask] == MASKED_LOGIT)
+    native_logits, native_values = net.evaluate_flat(batch[Columns.OBS]["observation"], mask)
+    assert torch.allclose(logits, native_logits)
+    assert torch.allclose(module.compute_values(batch), native_values)
+    # sampling from RLlib's own distribution class never picks a masked action
+    dist = module.get_exploration_action_dist_cls().from_logits(logits)
+    for _ in range(20):
+        actions = dist.sample()
+        assert mask[torch.arange(len(actions)), actions].all()
+    # the EnvRunner copy (inference-only) has no critic; its actor gives the same logits
+    runner_copy = _module(inference_only=True)
+    assert not any(k.startswith(("critic", "value_head")) for k in runner_copy.state_dict())
+    runner_copy.set_state(module.get_state(inference_only=True))
+    assert torch.allclose(runner_copy.forward_inference(batch)[Columns.ACTION_DIST_INPUTS], logits)
+
+
+def test_shared_critic_drops_only_the_value_head():
+    net = NetConfig(hidden=[16], critic="shared")
+    full, light = _module(net=net), _module(net=net, inference_only=True)
+    assert "value_head.weight" in full.state_dict() and "value_head.weight" not in light.state_dict()
+    assert "trunk.0.weight" in light.state_dict()
+    assert full.compute_values(_batch(_observations(5))).shape == (5,)
+
+
+class UnmaskedModule(MaskedPolicyModule):
+    """Negative control: the same network with the mask ignored (uniform-ish over all actions)."""
+
+    def _forward(self, batch, **kwargs):
+        obs = batch[Columns.OBS]["observation"].float()
+        return {Columns.ACTION_DIST_INPUTS: self.actor_head(self.trunk(obs))}
+
+
+def _runner(module_class, game=DEV, seed=0):
+    config = (
+        PPOConfig()
+        .environment(
+            TabletopRLlibEnv, env_config={"game": game[0], "game_config": game[1]}, disable_env_checking=True
+        )
+        .env_runners(num_env_runners=0, num_envs_per_env_runner=2, rollout_fragment_length=100)
+        .multi_agent(
+            policies={MAIN}, policy_mapping_fn=lambda agent, episode, **kw: MAIN, policies_to_train=[MAIN]
+        )
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={
+                    MAIN: RLModuleSpec(module_class=module_class, model_config={"net": NET.__dict__})
+                }
+            )
+        )
+        .debugging(seed=seed)
+    )
+    return MultiAgentEnvRunner(config=config)
+
+
+def test_masking_negative_control_through_rllibs_env_runner():
+    # masked: 400 decisions of Expressions (300 actions, most illegal at any time) sample cleanly
+    episodes = _runner(MaskedPolicyModule).sample(num_timesteps=400, explore=True)
+    assert sum(e.env_steps() for e in episodes) >= 400
+    for episode in episodes:
+        for agent in episode.agent_ids:
+            sa = episode.agent_episodes[agent]
+            actions, masks = sa.get_actions(), sa.get_observations()["action_mask"][:-1]
+            assert all(masks[i][a] for i, a in enumerate(actions[: len(masks)]))
+    # unmasked: the same network without the mask soon picks an illegal action; the env raises
+    with pytest.raises(RuntimeError) as failure:
+        _runner(UnmaskedModule).sample(num_timesteps=400, explore=True)
+    cause = failure.value.__cause__
+    assert isinstance(cause, IllegalActionError), repr(cause)
+    assert "illegal" in str(cause)
+
+
+def test_random_and_scripted_opponent_modules_choose_legal_actions():
+    obs = _observations(40, game=(TOY, {}))
+    batch = {Columns.OBS: {k: np.stack([o[k] for o in obs]) for k in ("observation", "action_mask")}}
+    obs_space, act_space = game_spaces(TOY, {})
+    rnd = RLModuleSpec(
+        module_class=RandomMaskedModule,
+        observation_space=obs_space,
+        action_space=act_space,
+        model_config={"seed": 1},
+    ).build()
+    scr = RLModuleSpec(
+        module_class=ScriptedModule,
+        observation_space=obs_space,
+        action_space=act_space,
+        model_config={"game": TOY, "game_config": {}},
+    ).build()
+    mask = batch[Columns.OBS]["action_mask"] > 0
+    seen = set()
+    for _ in range(10):
+        a = rnd.forward_exploration(batch)[Columns.ACTIONS]
+        assert mask[np.arange(len(a)), a].all()
+        seen |= set(a.tolist())
+    assert seen == {0, 1, 2}
+    info = game_info(TOY, {})
+    policy = info.scripted(0)
+    a = scr.forward_exploration(batch)[Columns.ACTIONS]
+    assert a.tolist() == [policy(o["observation"], o["action_mask"] > 0) for o in obs]
+    assert not isinstance(rnd, torch.nn.Module)  # no parameters: learners give it no optimizer
+
+
+def test_env_wrapper_pays_each_seat_its_rewards_since_its_last_decision():
+    # toy Nim with stone_reward: the taker is paid 0.5 per stone when it moves; +-1 at the end
+    env = TabletopRLlibEnv(
+        {"game": TOY, "game_config": {"pile": 5, "stone_reward": 0.5}, "reward_scale": 2.0}
+    )
+    obs, _ = env.reset(seed=3)
+    total = {a: 0.0 for a in env.possible_agents}
+    last_info = {}
+    done = False
+    while not done:
+        ((agent, o),) = [(a, v) for a, v in obs.items() if v["action_mask"].any()] or list(obs.items())
+        obs, rew, term, trunc, infos = env.step({agent: int(np.flatnonzero(o["action_mask"])[0])})
+        for a, r in rew.items():
+            total[a] += r
+        done = term["__all__"]
+        last_info = infos
+    returns = env.game.returns()
+    assert sorted(total) == ["player_0", "player_1"]
+    for a in total:
+        i = int(a.rsplit("_", 1)[1])
+        assert total[a] == pytest.approx(2.0 * returns[i])  # every reward reaches its seat, scaled
+        assert last_info[a]["returns"] == pytest.approx(list(returns))  # unscaled game returns at the end
+
+
+class _Episode:
+    def __init__(self, id_):
+        self.id_ = id_
+
+
+def test_selfplay_mapping_draws_once_per_episode_by_the_table():
+    mapping = SelfPlayMapping([0, 1], [(MAIN, 0.5), ("random", 0.3), ("snap_0", 0.2)])
+    counts = {MAIN: 0, "random": 0, "snap_0": 0}
+    main_seat = [0, 0]
+    for i in range(3000):
+        ep = _Episode(f"episode{i}")
+        a, b = mapping("player_0", ep), mapping("player_1", ep)
+        assert MAIN in (a, b)  # main always plays
+        assert (a, b) == (mapping("player_0", ep), mapping("player_1", ep))  # stable within the episode
+        other = b if a == MAIN else a
+        counts[other] += 1
+        if other != MAIN:
+            main_seat[0 if a == MAIN else 1] += 1
+    assert counts[MAIN] / 3000 == pytest.approx(0.5, abs=0.04)
+    assert counts["random"] / 3000 == pytest.approx(0.3, abs=0.04)
+    assert counts["snap_0"] / 3000 == pytest.approx(0.2, abs=0.04)
+    assert abs(main_seat[0] - main_seat[1]) < 0.1 * sum(main_seat)  # main takes either seat
+    # teams: an opponent plays every seat outside main's team
+    teams = SelfPlayMapping([0, 1, 0, 1], [("scripted", 1.0)])
+    ep = _Episode("x")
+    seats = [teams(f"player_{s}", ep) for s in range(4)]
+    assert seats[0] == seats[2] and seats[1] == seats[3] and {seats[0], seats[1]} == {MAIN, "scripted"}
+    # cooperative: main in every seat whatever the table says
+    coop = SelfPlayMapping([0, 0, 0], [("random", 1.0)])
+    assert {coop(f"player_{s}", ep) for s in range(3)} == {MAIN}
+
+
+def test_config_translation_and_clear_errors(tmp_path):
+    config = load_config(
+        None,
+        [
+            f"game={TOY}",
+            "ppo.num_envs=30",
+            "ppo.rollout_steps=10",
+            "ppo.minibatches=3",
+            "total_steps=1000",
+            "opponents.self_play=0.5",
+            "opponents.random=0.5",
+        ],
+    )
+    info = game_info(TOY, {})
+    s = ppo_settings(config, info, RLlibConfig(num_env_runners=4))
+    assert s["env_runners"]["num_envs_per_env_runner"] == 8  # 30 games over 4 runners, rounded up
+    assert s["env_runners"]["rollout_fragment_length"] == 10
+    assert s["training"]["train_batch_size_per_learner"] == 300
+    assert s["training"]["minibatch_size"] == 100
+    # lr anneals to 0 over the env-step clock: main makes ~3/4 of the decisions here
+    assert s["training"]["lr"] == [[0, config.ppo.lr], [1333, 0.0]]
+    assert s["training"]["vf_clip_param"] == float("inf") and s["training"]["use_kl_loss"] is False
+    for bad, word in (
+        ("net.kind=gru", "net.kind"),
+        ("net.critic=central", "net.critic"),
+        ("net.normalize_obs=true", "normalize_obs"),
+    ):
+        cfg = load_config(None, [f"game={TOY}", bad])
+        with pytest.raises(ConfigError, match=word):
+            from training.rllib.trainer import RLlibRun
+
+            RLlibRun(cfg, tmp_path / "x")
+    with pytest.raises(ConfigError, match="num_env_runners"):
+        rllib_options(config, {"num_env_runners": -1})
+    with pytest.raises(TypeError):
+        rllib_options(config, {"num_env_runner": 2})  # a misspelt option is not silently ignored
+
+
+def test_league_turns_lifetime_outcome_sums_into_pfsp_records():
+    from training.rllib.selfplay import SnapshotLeague
+
+    config = load_config(
+        None,
+        [
+            f"game={TOY}",
+            "opponents.self_play=0.5",
+            "opponents.random=0.25",
+            "opponents.snapshot=0.25",
+            "opponents.pool_size=1",
+            "net.hidden=[8]",
+        ],
+    )
+    info = game_info(TOY, {})
+    league = SnapshotLeague(config, info)
+    assert league.fixed_modules() == ["random"] and [m for m, _ in league.table()] == [MAIN, "random"]
+    net = PolicyNet(info.obs_dim, info.num_actions, 0, config.net)
+    league.slots["snap_0"] = league.pool.add_snapshot(net)[1]
+    first = {
+        "selfplay": {
+            "random": {"games": 10.0, "score": 7.0, "return": 4.0},
+            "snap_0": {"games": 4.0, "score": 1.0, "return": -2.0},
+        }
+    }
+    assert league.record(first) == {"random": (10, 7.0, 4.0), "snapshot": (4, 1.0, -2.0)}
+    # RLlib reports lifetime sums: the next iteration counts only the new games
+    second = {
+        "selfplay": {
+            "random": {"games": 15.0, "score": 9.0, "return": 5.0},
+            "snap_0": {"games": 4.0, "score": 1.0, "return": -2.0},
+        }
+    }
+    assert league.record(second) == {"random": (5, 2.0, 1.0)}
+    assert league.pool.stats["random"].rate < 0.75  # 9 of 15 with the prior and decay
+    # a new snapshot evicts the old one (pool_size=1) and reuses its module; PFSP favours the hard one
+    league.slots["snap_0"] = league.pool.add_snapshot(net)[1]
+    table = dict(league.table())
+    assert set(table) == {MAIN, "random", "snap_0"} and sum(table.values()) == pytest.approx(1.0)
+    third = {"selfplay": {"snap_0": {"games": 6.0, "score": 1.0, "return": 0.0}}}
+    assert league.record(third) == {"snapshot": (2, 0.0, 2.0)}
+    assert ("snap", league.slots["snap_0"]) in league.pool.stats

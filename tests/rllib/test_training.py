@@ -1,0 +1,227 @@
+"""Whole RLlib runs on a local Ray (2 CPUs, loopback): learning, snapshots from the learner group, the
+native run directory, and `python -m training evaluate` on the result."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+pytest.importorskip("ray.rllib")
+
+from training import checkpoint as ckpt  # noqa: E402
+from training.cli import main  # noqa: E402
+from training.config import load_config  # noqa: E402
+from training.evaluate import match  # noqa: E402
+from training.pretrain import collect_scripted  # noqa: E402
+from training.rllib.compat import is_rllib_checkpoint, refuse_native_resume  # noqa: E402
+from training.rllib.selfplay import MAIN, SnapshotLeague  # noqa: E402
+from training.rllib.trainer import RLlibRun, build_algorithm  # noqa: E402
+from training.trainer import Trainer  # noqa: E402
+
+TOY = "tests.training.toy_game:SPEC"
+
+
+def _config(run_dir, *overrides, game=TOY):
+    return load_config(
+        None,
+        [
+            f"game={game}",
+            f"run_dir={run_dir}",
+            "progress=false",
+            "eval.every=0",
+            "eval.games=50",
+            "eval.opponents=[random]",
+            "checkpoint_every=0",
+            "net.hidden=[64]",
+            "net.critic_hidden=[64]",
+            *overrides,
+        ],
+    )
+
+
+def test_short_run_improves_over_random_with_snapshot_opponents(local_ray, tmp_path, capsys):
+    # two-player Nim (11 stones, take 1-3): random play wins half its games; learning beats that.
+    # Opponents: self-play, random, and snapshots (a pool of 2 modules, refilled every 2 iterations)
+    run_dir = tmp_path / "nim"
+    config = _config(
+        run_dir,
+        "total_steps=8000",
+        "ppo.num_envs=32",
+        "ppo.rollout_steps=32",
+        "ppo.lr=2e-3",
+        "opponents.self_play=0.4",
+        "opponents.random=0.4",
+        "opponents.snapshot=0.2",
+        "opponents.snapshot_every=2",
+        "opponents.pool_size=2",
+        "checkpoint_every=3",
+        "eval.games=200",
+    )
+    run = RLlibRun(config, rllib={"num_env_runners": 1}, log=True)
+    summary = run.train()
+    assert summary["decisions"] >= 8000 and summary["backend"] == "rllib"
+    # snapshots: more were taken than the pool holds; the two snapshot modules were reused
+    assert run.league.pool.next_id >= 3
+    assert sorted(summary["snapshot_modules"]) == ["snap_0", "snap_1"]
+    assert len(run.league.pool.snapshots) == 2
+    assert run.league.pool.stats[("random")].games > 20  # outcomes against random fed the pool
+    # the native run directory
+    for name in (
+        "config.yaml",
+        "eval.json",
+        "curve.png",
+        "summary.json",
+        "checkpoints/latest.pt",
+        "checkpoints/final.pt",
+        "checkpoints/iter_00003.pt",
+        "rllib_checkpoint",
+    ):
+        assert (run_dir / name).exists(), name
+    assert any((run_dir / "tb").iterdir())
+    info = run.info
+    data = ckpt.read_checkpoint(run_dir)
+    assert is_rllib_checkpoint(data)
+    with pytest.raises(ckpt.CheckpointError, match="backend=rllib"):
+        refuse_native_resume(data)  # what a native --resume should say
+    trained = ckpt.build_net(data)
+    native_like = ckpt.save_checkpoint(
+        tmp_path / "native.pt", trained, config, run.info, 0, 0, {"iteration": 0}
+    )
+    assert not is_rllib_checkpoint(ckpt.read_checkpoint(native_like))
+    baseline = match(info, "random", "random", 400, seed=5)
+    after = match(info, trained, "random", 400, seed=5)
+    assert after["ci95"][0] > baseline["ci95"][1], (after, baseline)
+    assert after["ci95"][0] > 0.6
+    # `python -m training evaluate` loads the RLlib-trained policy, against random, scripted and a
+    # checkpoint of the native trainer
+    native_dir = tmp_path / "native"
+    Trainer(
+        _config(native_dir, "total_steps=300", "ppo.num_envs=8", "ppo.rollout_steps=16"), log=False
+    ).train()
+    capsys.readouterr()
+    assert (
+        main(["evaluate", str(run_dir), "--opponents", f"random,scripted,{native_dir}", "--games", "100"])
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["results"]) == {"vs_random", "vs_scripted", "vs_native/latest"}
+    assert out["results"]["vs_random"]["win_rate"] > 0.6
+    assert all(r["games"] == 100 for r in out["results"].values())
+
+
+def test_snapshot_weights_are_copied_from_the_learner_group(local_ray, tmp_path):
+    config = _config(
+        tmp_path / "snap",
+        "ppo.num_envs=8",
+        "ppo.rollout_steps=16",
+        "opponents.self_play=0.5",
+        "opponents.snapshot=0.5",
+        "net.hidden=[32]",
+        "net.critic_hidden=[32]",
+        "pretrain.games=200",
+        "eval.games=200",
+    )
+    run = RLlibRun(config, rllib={"num_env_runners": 1}, log=False)
+    league: SnapshotLeague = run.league
+    algo = run.algo = build_algorithm(config, run.info, league, run.rllib)
+    try:
+        # behaviour cloning of the scripted Nim player reaches the learner group and the EnvRunners
+        initial = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        stats = run.pretrain()
+        assert stats["pretrain/decisions"] > 500
+        cloned = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        assert not np.array_equal(cloned["actor_head.weight"], initial["actor_head.weight"])
+        on_runner = algo.env_runner_group.foreach_env_runner(
+            lambda er: er.module[MAIN].get_state(), local_env_runner=False
+        )[0]
+        assert not any(k.startswith(("critic", "value_head")) for k in on_runner)  # inference-only copy
+        for k in on_runner:
+            np.testing.assert_array_equal(on_runner[k], cloned[k])
+        assert run.history[-1]["after_pretraining"] and stats["pretrain/accuracy"] > 0.9
+        # the learner group's main (read back into run.net for that evaluation) plays like the script
+        data = collect_scripted(run.info, 50, 999, False)
+        with torch.no_grad():
+            logits, _ = run.net.evaluate_flat(torch.from_numpy(data["obs"]), torch.from_numpy(data["mask"]))
+        assert (logits.argmax(-1).numpy() == data["action"]).mean() > 0.9
+        algo.train()
+        main_full = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        assert any(k.startswith("critic") for k in main_full)
+        module_id = league.add_snapshot(algo)
+        snap_learner = algo.learner_group.get_weights(module_ids=[module_id])[module_id]
+        assert set(snap_learner) == set(main_full)
+        for k in main_full:
+            np.testing.assert_array_equal(snap_learner[k], main_full[k])
+        # the EnvRunner's copy is inference-only (no critic) and holds the same actor weights
+        remote = algo.env_runner_group.foreach_env_runner(
+            lambda er, m=module_id: er.module[m].get_state(), local_env_runner=False
+        )[0]
+        assert not any(k.startswith(("critic", "value_head")) for k in remote)
+        for k in remote:
+            np.testing.assert_array_equal(remote[k], main_full[k])
+        # training moves main, not the frozen snapshot; the snapshot now plays in the EnvRunners
+        result = algo.train()
+        league.record(result["env_runners"])
+        after = algo.learner_group.get_weights(module_ids=[MAIN, module_id])
+        assert any(not np.array_equal(after[MAIN][k], main_full[k]) for k in main_full)
+        for k in main_full:
+            np.testing.assert_array_equal(after[module_id][k], main_full[k])
+        sampled = result["env_runners"]["num_module_steps_sampled_lifetime"]
+        assert sampled.get(module_id, 0) > 0
+        assert ("snap", league.slots[module_id]) in league.pool.stats  # PFSP saw games against it
+    finally:
+        algo.stop()
+
+
+def test_cooperative_development_game_run(local_ray, tmp_path, capsys):
+    # Expressions, 2 players, cooperative: main plays both seats; evaluation is the team's result
+    run_dir = tmp_path / "expressions"
+    config = _config(
+        run_dir,
+        "total_steps=400",
+        "ppo.num_envs=4",
+        "ppo.rollout_steps=50",
+        "ppo.epochs=1",
+        "eval.games=10",
+        "net.hidden=[32]",
+        "net.critic_hidden=[32]",
+        game="expressions",
+    )
+    config.game_config = {"num_players": 2}
+    summary = RLlibRun(config, rllib={"num_env_runners": 1}, log=False).train()
+    assert summary["decisions"] >= 400
+    entry = json.loads((run_dir / "eval.json").read_text())[-1]
+    assert entry["self"]["games"] == 10 and "scripted_team" in entry
+    capsys.readouterr()
+    assert main(["evaluate", str(run_dir), "--opponents", "scripted", "--games", "10"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["results"]) == {"team_expressions/latest", "team_scripted"}
+    assert all(r["games"] == 10 for r in out["results"].values())
+
+
+def test_cli_train_with_backend_rllib(local_ray, tmp_path, capsys):
+    from training.config import TrainConfig
+
+    if "backend" not in TrainConfig.__dataclass_fields__:
+        pytest.skip("training.config has no `backend` key yet: the CLI is not wired to backend=rllib")
+    run_dir = tmp_path / "cli"
+    config = tmp_path / "toy.yaml"
+    config.write_text(f"game: {TOY}\nppo:\n  num_envs: 8\n  rollout_steps: 16\nnet:\n  hidden: [16]\n")
+    args = [
+        "train",
+        str(config),
+        f"run_dir={run_dir}",
+        "backend=rllib",
+        "rllib.num_env_runners=1",
+        "total_steps=300",
+        "eval.games=10",
+        "progress=false",
+        "--no-log",
+    ]
+    assert main(args) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["backend"] == "rllib" and summary["decisions"] >= 300
+    assert main(["evaluate", str(run_dir), "--opponents", "random", "--games", "20"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]["vs_random"]["games"] == 20

@@ -1,0 +1,61 @@
+"""Evaluation: Wilson intervals, seat rotation, ratings."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from training.evaluate import fit_ratings, match, rating_table, wilson
+from training.games import game_info
+
+from .helpers import TOY
+
+
+def test_wilson_interval_known_values():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    lo, hi = wilson(0, 20)
+    assert lo == 0.0 and hi == pytest.approx(0.1611, abs=1e-4)
+    lo, hi = wilson(1000, 1000)
+    assert hi == 1.0 and lo == pytest.approx(0.99617, abs=1e-4)
+
+
+def test_match_rotates_seats_and_counts_every_game():
+    info = game_info(TOY, {})
+    result = match(info, "scripted", "random", 101, seed=0)
+    assert result["games"] == 101 == result["wins"] + result["ties"] + result["losses"]
+    assert result["by_team"]["0"]["games"] == 51 and result["by_team"]["1"]["games"] == 50
+    assert result["ci95"][0] < result["win_rate"] < result["ci95"][1]
+    assert result["win_rate"] > 0.85  # the Nim strategy against random play
+    # reproducible with a seed
+    assert match(info, "scripted", "random", 101, seed=0) == result
+
+
+def test_four_player_teams_rotate_between_the_two_teams():
+    info = game_info(TOY, {"num_players": 4, "teams": True})
+    result = match(info, "random", "random", 80, seed=1)
+    assert set(result["by_team"]) == {"0", "1"}
+    assert 0.35 < result["win_rate"] < 0.65
+
+
+def test_fit_ratings_recovers_bradley_terry_and_plackett_luce_odds():
+    # A beats B 3 times in 4 over 4000 games: s_A / s_B = 3, i.e. about 191 Elo
+    s = fit_ratings(["A", "B"], [("A", "B", 3000.0, 4000)], k=2)
+    assert 400 * math.log10(s["A"] / s["B"]) == pytest.approx(400 * math.log10(3), abs=2)
+    # four-team game: A (one seat) wins 1/4 of games against three B's -> equal strength
+    s = fit_ratings(["A", "B"], [("A", "B", 1000.0, 4000)], k=4)
+    assert s["A"] / s["B"] == pytest.approx(1.0, abs=0.01)
+
+
+def test_rating_table_orders_scripted_above_random():
+    info = game_info(TOY, {})
+    table = rating_table(info, {"random": "random", "scripted": "scripted"}, games=100, seed=0)
+    assert table["ratings"]["random"] == 0.0
+    assert table["ratings"]["scripted"] > 150
+    coop = rating_table(
+        game_info(TOY, {"num_players": 3, "cooperative": True}),
+        {"random": "random", "scripted": "scripted"},
+        games=50,
+    )
+    assert set(coop["players"]) == {"random", "scripted"}

@@ -1,0 +1,382 @@
+"""Whole runs: smoke runs per game, checkpoints, resume, determinism, clear errors, learning."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import envs
+from envs.core.errors import ConfigError
+from training import checkpoint as ckpt
+from training.cli import main
+from training.config import load_config
+from training.evaluate import match
+from training.games import game_info
+from training.nets import PolicyNet
+from training.trainer import Trainer, resume
+
+from .helpers import TOY, tiny_config
+
+
+def _weights(trainer):
+    return [p.detach().clone() for p in trainer.net.state_dict().values()]
+
+
+def _same(a, b):
+    return all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("name", list(envs.GAMES))
+def test_smoke_run_per_registered_game(name, tmp_path):
+    spec = envs.spec(name)
+    config = tiny_config(
+        tmp_path / name,
+        "total_steps=256",
+        "ppo.num_envs=4",
+        "ppo.rollout_steps=32",
+        "ppo.epochs=1",
+        "opponents.self_play=0.5",
+        "opponents.random=0.25",
+        "opponents.scripted=0.25",
+        "eval.games=4",
+        "eval.opponents=[random]",
+        game=name,
+    )
+    config.game_config = dict(spec.benchmark_config)
+    summary = Trainer(config, log=False).train()
+    assert summary["decisions"] >= 256
+    assert (tmp_path / name / "checkpoints" / "final.pt").exists()
+    result = json.loads((tmp_path / name / "eval.json").read_text())[-1]
+    assert any(isinstance(v, dict) and v["games"] == 4 for v in result.values())
+
+
+OPPONENT_MIX = [
+    "opponents.self_play=0.4",
+    "opponents.snapshot=0.2",
+    "opponents.scripted=0.2",
+    "opponents.random=0.2",
+    "opponents.snapshot_every=2",
+    "total_steps=1200",
+]
+
+
+def test_run_directory_and_same_seed_same_result(tmp_path):
+    full = Trainer(tiny_config(tmp_path / "full", *OPPONENT_MIX, "eval.every=4"), log=True)
+    full.train()
+    run = tmp_path / "full"
+    for part in (
+        "config.yaml",
+        "eval.json",
+        "curve.png",
+        "summary.json",
+        "checkpoints/final.pt",
+        "checkpoints/iter_00005.pt",
+    ):
+        assert (run / part).exists(), part
+    assert any((run / "tb").iterdir())
+    history = json.loads((run / "eval.json").read_text())
+    assert len(history) >= 2 and {"random", "scripted"} <= set(history[-1])
+    # same config and seed -> the same network; another seed -> another network
+    again = Trainer(tiny_config(tmp_path / "again", *OPPONENT_MIX, "eval.every=4"), log=False)
+    again.train()
+    assert _same(_weights(full), _weights(again))
+    other = Trainer(tiny_config(tmp_path / "other", *OPPONENT_MIX, "seed=1"), log=False)
+    other.train()
+    assert not _same(_weights(full), _weights(other))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["net.kind=mlp", "net.critic=separate"],
+        ["net.kind=gru", "net.critic=shared", "game_config.num_players=4", "game_config.teams=true"],
+        ["net.kind=mlp", "net.critic=central", "game_config.num_players=3", "game_config.cooperative=true"],
+        ["net.kind=gru", "net.critic=central", "net.normalize_obs=true", "game_config.stone_reward=0.1"],
+    ],
+)
+def test_resume_equals_uninterrupted_run(options, tmp_path):
+    full = Trainer(tiny_config(tmp_path / "full", *OPPONENT_MIX, *options), log=False)
+    full.train()
+    resumed = resume(
+        tmp_path / "full" / "checkpoints" / "iter_00005.pt", run_dir=tmp_path / "resumed", log=False
+    )
+    assert resumed.iteration == 5
+    resumed.train()
+    assert resumed.iteration == full.iteration
+    assert resumed.runner.decisions == full.runner.decisions
+    assert _same(_weights(full), _weights(resumed))
+
+
+def test_checkpoint_round_trip_keeps_the_policy(tmp_path):
+    trainer = Trainer(tiny_config(tmp_path / "run", "total_steps=300"), log=False)
+    trainer.train()
+    data = ckpt.read_checkpoint(tmp_path / "run")  # a run directory means its latest checkpoint
+    net = ckpt.build_net(data)
+    assert _same(_weights(trainer), [p for p in net.state_dict().values()])
+    info = game_info(TOY, {})
+    a = match(info, trainer.net, "random", 50, seed=3)
+    b = match(info, net, "random", 50, seed=3)
+    assert a == b
+
+
+def test_corrupt_and_mismatched_checkpoints_give_clear_errors(tmp_path):
+    trainer = Trainer(tiny_config(tmp_path / "run", "total_steps=200"), log=False)
+    trainer.train()
+    good = tmp_path / "run" / "checkpoints" / "final.pt"
+    raw = good.read_bytes()
+
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(ckpt.CheckpointError, match="not a readable checkpoint"):
+        ckpt.read_checkpoint(truncated)
+
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_bytes(b"\x00not a checkpoint" * 100)
+    with pytest.raises(ckpt.CheckpointError, match="not a readable checkpoint"):
+        ckpt.read_checkpoint(garbage)
+
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(3)}, foreign)
+    with pytest.raises(ckpt.CheckpointError, match="not a training checkpoint"):
+        ckpt.read_checkpoint(foreign)
+
+    with pytest.raises(ckpt.CheckpointError, match="no checkpoint at"):
+        ckpt.read_checkpoint(tmp_path / "missing.pt")
+
+    # another game configuration: 4 players instead of 2
+    data = ckpt.read_checkpoint(good)
+    info4 = game_info(TOY, {"num_players": 4, "teams": True})
+    with pytest.raises(ckpt.CheckpointError, match="num_players 2 vs 4"):
+        ckpt.check_compatible(data, info4, TOY)
+    # a resume whose config names another network
+    config = tiny_config(tmp_path / "other", "net.hidden=[64, 64]")
+    with pytest.raises(ckpt.CheckpointError, match="does not fit the network"):
+        Trainer(config, resume_from=data, log=False)
+    # a damaged trainer state
+    data = torch.load(good, weights_only=True)
+    data["trainer"] = b"\x80garbage"
+    torch.save(data, tmp_path / "damaged.pt")
+    with pytest.raises(ckpt.CheckpointError, match="damaged trainer state"):
+        resume(tmp_path / "damaged.pt", run_dir=tmp_path / "d", log=False)
+    # the CLI prints the error instead of a traceback
+    assert main(["evaluate", str(truncated), "--games", "4"]) == 2
+
+
+def test_existing_run_directory_is_not_overwritten(tmp_path):
+    Trainer(tiny_config(tmp_path / "run", "total_steps=200"), log=False).train()
+    with pytest.raises(FileExistsError, match="--resume"):
+        Trainer(tiny_config(tmp_path / "run", "total_steps=200"), log=False)
+
+
+def test_config_errors_name_the_bad_key(tmp_path):
+    with pytest.raises(ConfigError, match="unknown config key 'ppo.lrr'"):
+        tiny_config(tmp_path, "ppo.lrr=0.1")
+    with pytest.raises(ConfigError, match="net.kind must be one of"):
+        tiny_config(tmp_path, "net.kind=transformer")
+    with pytest.raises(ConfigError, match="ppo.num_envs must be an integer"):
+        tiny_config(tmp_path, "ppo.num_envs=many")
+    with pytest.raises(ConfigError, match="unknown game"):
+        Trainer(tiny_config(tmp_path, game="no_such_game"), log=False)
+    with pytest.raises(ConfigError, match="pile"):
+        Trainer(tiny_config(tmp_path, "game_config.pile=0"), log=False)
+
+
+def test_teams_and_cooperative_seating(tmp_path):
+    trainer = Trainer(
+        tiny_config(
+            tmp_path / "t",
+            "game_config.num_players=4",
+            "game_config.teams=true",
+            "opponents.self_play=0",
+            "opponents.random=1",
+        ),
+        log=False,
+    )
+    rng = np.random.default_rng(0)
+    seen_teams = set()
+    game = trainer.info.new_game(0)
+    for _ in range(40):
+        keys, (key, team, _) = trainer._assign(0, rng, game)
+        assert key == "random"
+        assert [k == "learner" for k in keys] == [t == team for t in trainer.info.teams]
+        seen_teams.add(team)
+    assert seen_teams == {0, 1}
+    coop = Trainer(
+        tiny_config(
+            tmp_path / "c",
+            "game_config.num_players=3",
+            "game_config.cooperative=true",
+            "opponents.self_play=0",
+            "opponents.random=1",
+        ),
+        log=False,
+    )
+    for _ in range(10):
+        keys, _ = coop._assign(0, rng, coop.info.new_game(0))
+        assert keys == ["learner"] * 3
+
+
+def test_secret_teams_dealt_per_game_seat_the_learner_on_one_whole_side(tmp_path):
+    trainer = Trainer(
+        tiny_config(
+            tmp_path / "s",
+            "game_config.num_players=4",
+            "game_config.secret_teams=true",
+            "opponents.self_play=0",
+            "opponents.random=1",
+        ),
+        log=False,
+    )
+    rng = np.random.default_rng(0)
+    for seed in range(20):
+        game = trainer.info.new_game(seed)
+        keys, (_, team, teams) = trainer._assign(0, rng, game)
+        assert teams == [game.team_of(s) for s in range(4)] and sorted(teams) == [7, 7, 9, 9]
+        assert [k == "learner" for k in keys] == [t == team for t in teams]
+    info = trainer.info
+    result = match(info, "scripted", "random", 60, seed=2)
+    assert set(result["by_team"]) == {"7", "9"}
+    assert result["by_team"]["7"]["games"] == result["by_team"]["9"]["games"] == 30
+    assert result["win_rate"] > 0.6  # the Nim strategy helps a whole team against random play
+
+
+def test_pretraining_imitates_the_scripted_baseline(tmp_path):
+    from training.pretrain import collect_scripted
+
+    config = tiny_config(
+        tmp_path / "bc",
+        "total_steps=64",
+        "pretrain.games=200",
+        "pretrain.epochs=20",
+        "net.hidden=[64]",
+        "opponents.random=1",
+        "opponents.self_play=0",
+    )
+    trainer = Trainer(config, log=False)
+    info = trainer.info
+    data = collect_scripted(info, 20, seed=99, uses_state=False)
+    # the recorded actions are the baseline's own choices, and returns run to the end of the game
+    scripted = info.scripted(0)
+    assert all(scripted(o, m) == a for o, m, a in zip(data["obs"], data["mask"], data["action"]))
+    assert set(np.abs(data["returns"])) == {1.0}
+    trainer.train()  # pretraining runs first, then PPO
+    assert trainer.pretrain_stats["pretrain/accuracy"] > 0.9
+    assert trainer.history[0]["after_pretraining"]
+    with torch.no_grad():
+        logits, _ = trainer.net.evaluate_flat(torch.from_numpy(data["obs"]), torch.from_numpy(data["mask"]))
+    agree = (logits.argmax(-1).numpy() == data["action"]).mean()
+    assert agree > 0.9
+
+
+def test_opponent_pool_weights_and_pfsp(tmp_path):
+    trainer = Trainer(
+        tiny_config(tmp_path / "p", "opponents.self_play=0", "opponents.snapshot=1", "opponents.pfsp=hard"),
+        log=False,
+    )
+    pool = trainer.pool
+    rng = np.random.default_rng(0)
+    assert pool.sample(rng) == "self"  # no snapshot yet: falls back to self-play
+    weak, strong = pool.add_snapshot(trainer.net), pool.add_snapshot(trainer.net)
+    for _ in range(200):
+        pool.record(weak, 1.0)  # the learner always beats the weak snapshot
+        pool.record(strong, 0.0)  # and always loses to the strong one
+    draws = [pool.sample(rng) for _ in range(400)]
+    assert draws.count(strong) > 0.9 * len(draws)
+    for _ in range(5):
+        pool.add_snapshot(trainer.net)
+    assert len(pool.snapshots) <= trainer.config.opponents.pool_size
+    mixed = Trainer(tiny_config(tmp_path / "m", "opponents.self_play=1", "opponents.random=3"), log=False)
+    kinds = [mixed.pool.sample(rng) for _ in range(2000)]
+    assert 0.7 < kinds.count("random") / len(kinds) < 0.8
+
+
+def test_short_training_run_learns_to_beat_random(tmp_path):
+    # two-player Nim (11 stones, take 1-3): random vs random wins 50%; a learned policy far more
+    config = tiny_config(
+        tmp_path / "learn",
+        "total_steps=12000",
+        "ppo.num_envs=32",
+        "ppo.rollout_steps=32",
+        "net.hidden=[64]",
+        "net.critic_hidden=[64]",
+        "ppo.lr=2e-3",
+        "opponents.self_play=0.5",
+        "opponents.random=0.5",
+        "checkpoint_every=0",
+    )
+    trainer = Trainer(config, log=False)
+    info = trainer.info
+    before = match(info, trainer.net, "random", 400, seed=11)
+    trainer.train()
+    after = match(info, trainer.net, "random", 400, seed=11)
+    assert before["ci95"][1] < 0.75
+    assert after["ci95"][0] > 0.8, after
+    assert after["by_team"]["0"]["games"] == after["by_team"]["1"]["games"] == 200
+
+
+def test_cli_train_evaluate_rate_and_play(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "cli"
+    config = tmp_path / "toy.yaml"
+    config.write_text(f"game: {TOY}\nppo:\n  num_envs: 8\n  rollout_steps: 16\nnet:\n  hidden: [16]\n")
+    assert (
+        main(["train", str(config), f"run_dir={run}", "total_steps=300", "progress=false", "--no-log"]) == 0
+    )
+    capsys.readouterr()
+    assert main(["evaluate", str(run), "--opponents", "random,scripted", "--games", "40", "--rating"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["results"]) == {"vs_random", "vs_scripted"}
+    r = out["results"]["vs_random"]
+    assert r["games"] == 40 and 0 <= r["ci95"][0] <= r["win_rate"] <= r["ci95"][1] <= 1
+    assert set(out["rating"]["ratings"]) == {"cli/latest", "random", "scripted"}
+    assert out["rating"]["ratings"]["random"] == 0.0
+    assert main(["rate", str(run / "checkpoints" / "final.pt"), "random", "--games", "20"]) == 0
+    capsys.readouterr()
+    # play: the person types an illegal number, then legal moves until the game ends
+    answers = iter(["9", "0"] + ["0"] * 20)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["play", str(run), "--seat", "0", "--seed", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "not a legal action number" in text and "returns:" in text
+
+
+def test_games_in_progress_are_saved_for_resume(tmp_path):
+    trainer = Trainer(tiny_config(tmp_path / "r", "total_steps=200"), log=False)
+    trainer.train()
+    state = ckpt.trainer_state(ckpt.read_checkpoint(tmp_path / "r"))
+    assert len(state["runner"]["games"]) == 8
+    assert pickle.loads(pickle.dumps(state["runner"]["games"][0])).num_players == 2
+
+
+@pytest.mark.parametrize(
+    "path", sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
+)
+def test_shipped_configs_load_and_match_a_registered_game(path):
+    config = load_config(path)
+    if config.game not in envs.GAMES:
+        pytest.skip(f"{config.game} is not registered yet")
+    info = game_info(config.game, config.game_config)
+    assert info.num_players == config.game_config.get("num_players", info.num_players)
+    net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
+    assert sum(p.numel() for p in net.parameters()) > 0
+
+
+def test_cli_evaluate_cooperative_game_reports_team_results(tmp_path, capsys):
+    run = tmp_path / "coop"
+    config = tmp_path / "coop.yaml"
+    config.write_text(
+        f"game: {TOY}\ngame_config:\n  num_players: 3\n  cooperative: true\nppo:\n  num_envs: 8\n"
+        "  rollout_steps: 16\nnet:\n  hidden: [16]\n"
+    )
+    assert (
+        main(["train", str(config), f"run_dir={run}", "total_steps=200", "progress=false", "--no-log"]) == 0
+    )
+    capsys.readouterr()
+    assert main(["evaluate", str(run), "--opponents", "random,scripted", "--games", "30"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["results"]) == {"team_coop/latest", "team_random", "team_scripted"}
+    assert all(r["games"] == 30 for r in out["results"].values())

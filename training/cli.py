@@ -1,0 +1,230 @@
+"""`python -m training train | evaluate | rate | play` - see each command's --help."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from envs.core.errors import ConfigError
+
+from . import checkpoint as ckpt
+from .config import load_config
+from .evaluate import match, rating_table
+from .games import game_info
+
+
+def _load_player(text: str, info=None, game: str | None = None):
+    """'random', 'scripted', or a checkpoint / run directory -> (name, player, checkpoint data)."""
+    if text in ("random", "scripted"):
+        return text, text, None
+    data = ckpt.read_checkpoint(text)
+    if info is not None:
+        ckpt.check_compatible(data, info, game, "the evaluated agent's game")
+    net = ckpt.build_net(data)
+    net.eval()
+    name = Path(data["path"]).stem
+    if name in ("latest", "final"):
+        name = f"{Path(data['path']).parent.parent.name}/{name}"
+    return name, net, data
+
+
+def cmd_train(args) -> int:
+    overrides = list(args.overrides)
+    config_path = args.config
+    if config_path is not None and "=" in config_path:
+        overrides.insert(0, config_path)
+        config_path = None
+    from .trainer import Trainer, resume
+
+    if args.resume:
+        extra = dict(o.split("=", 1) for o in overrides)
+        trainer = resume(args.resume, extra, log=not args.no_log)
+    else:
+        if config_path is None:
+            raise ConfigError("give a config file (configs/<game>.yaml) or --resume RUN_DIR")
+        config = load_config(config_path, overrides)
+        if config.backend == "rllib":
+            try:
+                from .rllib import train as rllib_train
+            except ImportError as exc:
+                raise ConfigError(str(exc)) from None
+            summary = rllib_train(config, overwrite=args.overwrite, log=not args.no_log)
+            print(json.dumps(summary, indent=1))
+            return 0
+        trainer = Trainer(config, overwrite=args.overwrite, log=not args.no_log)
+    summary = trainer.train()
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    torch.set_num_threads(args.threads)
+    data = ckpt.read_checkpoint(args.checkpoint)
+    game = data["game"]
+    info = game_info(game, data["game_config"])
+    name, agent, _ = _load_player(args.checkpoint, info, game)
+    opponents = [o for o in args.opponents.split(",") if o]
+    players = {name: agent}
+    out = {
+        "agent": name,
+        "game": game,
+        "game_config": data["game_config"],
+        "games": args.games,
+        "seed": args.seed,
+        "greedy": args.greedy,
+        "seats_rotated": True,
+        "results": {},
+    }
+    for text in opponents:
+        oname, opponent, _ = _load_player(text, info, game)
+        players[oname] = opponent
+        if info.cooperative:
+            if f"team_{name}" not in out["results"]:
+                out["results"][f"team_{name}"] = match(
+                    info,
+                    agent,
+                    agent,
+                    args.games,
+                    args.seed,
+                    greedy=args.greedy,
+                    metrics=info.spec.extra.get("metrics"),
+                )
+            out["results"][f"team_{oname}"] = match(
+                info,
+                opponent,
+                opponent,
+                args.games,
+                args.seed,
+                greedy=args.greedy,
+                metrics=info.spec.extra.get("metrics"),
+            )
+        else:
+            out["results"][f"vs_{oname}"] = match(
+                info, agent, opponent, args.games, args.seed, greedy=args.greedy
+            )
+    if args.rating and len(players) > 1:
+        out["rating"] = rating_table(info, players, args.games, args.seed, greedy=args.greedy)
+    print(json.dumps(out, indent=1))
+    if args.output:
+        Path(args.output).write_text(json.dumps(out, indent=1))
+    return 0
+
+
+def cmd_rate(args) -> int:
+    torch.set_num_threads(args.threads)
+    first = next((p for p in args.players if p not in ("random", "scripted")), None)
+    if first is None:
+        raise ConfigError("rate needs at least one checkpoint among the players")
+    data = ckpt.read_checkpoint(first)
+    info = game_info(data["game"], data["game_config"])
+    players = {}
+    for text in args.players:
+        name, player, _ = _load_player(text, info, data["game"])
+        players[name] = player
+    table = rating_table(info, players, args.games, args.seed, greedy=args.greedy)
+    print(json.dumps(table, indent=1))
+    return 0
+
+
+def cmd_play(args) -> int:
+    data = ckpt.read_checkpoint(args.checkpoint)
+    info = game_info(data["game"], data["game_config"])
+    net = ckpt.build_net(data)
+    net.eval()
+    rng = np.random.default_rng(args.seed)
+    game = info.new_game(int(rng.integers(2**63)))
+    seat = args.seat if args.seat is not None else int(rng.integers(info.num_players))
+    humans = set(range(info.num_players)) if info.cooperative and args.all_seats else {seat}
+    hidden = {p: torch.zeros(1, net.hidden_size) for p in range(info.num_players)}
+    print(f"{info.spec.title}: you play seat {seat}; the trained agent plays the others. 'q' quits.")
+    while not game.is_terminal():
+        p = game.current_player()
+        mask = game.legal_action_mask()
+        if p in humans:
+            print("\n" + game.to_string(p))
+            legal = np.flatnonzero(mask)
+            for a in legal:
+                print(f"  {a:4d}: {game.action_to_string(int(a))}")
+            while True:
+                text = input(f"seat {p}, your action: ").strip()
+                if text in ("q", "quit"):
+                    return 0
+                if text.isdigit() and int(text) < len(mask) and mask[int(text)]:
+                    action = int(text)
+                    break
+                print("not a legal action number; choose one from the list")
+        else:
+            with torch.no_grad():
+                obs = torch.from_numpy(game.observation(p)[None])
+                logits, _, h = net.step(obs, torch.from_numpy(mask[None].copy()), hidden[p], None, False)
+                if h is not None:
+                    hidden[p] = h
+                probs = torch.softmax(logits, -1)[0].numpy().astype(float)
+            action = (
+                int(probs.argmax()) if args.greedy else int(rng.choice(len(probs), p=probs / probs.sum()))
+            )
+            print(f"seat {p} plays: {game.action_to_string(action)}")
+        game.apply_action(action)
+    print("\n" + game.to_string())
+    print("returns:", {s: float(r) for s, r in enumerate(game.returns())})
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m training", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    t = sub.add_parser("train", help="train a policy by PPO self-play")
+    t.add_argument("config", nargs="?", help="configs/<game>.yaml")
+    t.add_argument("overrides", nargs="*", help="key=value overrides, e.g. ppo.lr=1e-3 seed=3")
+    t.add_argument("--resume", help="checkpoint or run directory to continue")
+    t.add_argument("--overwrite", action="store_true", help="replace an existing run directory")
+    t.add_argument("--no-log", action="store_true", help="no TensorBoard events")
+    t.set_defaults(func=cmd_train)
+
+    e = sub.add_parser("evaluate", help="win rates with 95%% Wilson intervals (JSON)")
+    e.add_argument("checkpoint")
+    e.add_argument("--opponents", default="random", help="comma list of random, scripted, CHECKPOINT")
+    e.add_argument("--games", type=int, default=1000)
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--greedy", action="store_true", help="argmax actions instead of sampling")
+    e.add_argument("--rating", action="store_true", help="add a rating table over agent and opponents")
+    e.add_argument("--threads", type=int, default=1)
+    e.add_argument("--output", help="also write the JSON here")
+    e.set_defaults(func=cmd_evaluate)
+
+    r = sub.add_parser("rate", help="Elo-scale rating table over checkpoints and baselines (JSON)")
+    r.add_argument("players", nargs="+", help="checkpoints, run directories, random, scripted")
+    r.add_argument("--games", type=int, default=400, help="games per pair")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--greedy", action="store_true")
+    r.add_argument("--threads", type=int, default=1)
+    r.set_defaults(func=cmd_rate)
+
+    p = sub.add_parser("play", help="play against the trained agents in the terminal")
+    p.add_argument("checkpoint")
+    p.add_argument("--seat", type=int, default=None)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--greedy", action="store_true")
+    p.add_argument("--all-seats", action="store_true", help="cooperative games: you play every seat")
+    p.set_defaults(func=cmd_play)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        if args.command != "train" or any("=" not in u or u.startswith("-") for u in unknown):
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        args.overrides = list(args.overrides) + unknown
+    try:
+        return args.func(args)
+    except (ConfigError, ckpt.CheckpointError, FileExistsError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,263 @@
+"""Training configuration: nested dataclasses read from YAML, overridden by `key=value` arguments.
+
+Every key is checked: an unknown key or a value of the wrong type raises ConfigError naming it and the
+keys that exist. Nested keys use dots on the command line: `ppo.lr=1e-3 net.kind=gru game_config.num_players=4`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from envs.core.errors import ConfigError
+
+from .rllib.options import RLlibConfig
+
+
+@dataclass
+class NetConfig:
+    kind: str = "mlp"  # "mlp" or "gru"
+    hidden: list = field(default_factory=lambda: [128, 128])  # actor trunk layer sizes
+    gru_size: int = 128  # recurrent state size (kind="gru")
+    critic: str = "separate"  # "separate" (own MLP on the observation), "shared" (head on the actor
+    # trunk), "central" (own MLP on observation + the full state_tensor(); the actor still sees only
+    # the observation)
+    critic_hidden: list = field(default_factory=lambda: [128, 128])
+    normalize_obs: bool = False  # running mean/std of observations, kept in the checkpoint
+
+    def validate(self) -> None:
+        _choice("net.kind", self.kind, ("mlp", "gru"))
+        _choice("net.critic", self.critic, ("separate", "shared", "central"))
+        for name in ("hidden", "critic_hidden"):
+            sizes = getattr(self, name)
+            if not isinstance(sizes, list) or not all(isinstance(s, int) and s > 0 for s in sizes):
+                raise ConfigError(f"net.{name} must be a list of positive layer sizes, got {sizes!r}")
+        if self.kind == "gru" and self.gru_size < 1:
+            raise ConfigError(f"net.gru_size must be positive, got {self.gru_size}")
+
+
+@dataclass
+class PPOConfig:
+    num_envs: int = 64  # games stepped at once
+    rollout_steps: int = 64  # decisions per game per iteration (every seat's decisions count)
+    epochs: int = 4
+    minibatches: int = 4
+    lr: float = 3e-4
+    anneal_lr: bool = True
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    clip_value: bool = False
+    vf_coef: float = 0.5
+    ent_coef: float = 0.01
+    max_grad_norm: float = 0.5
+    target_kl: float = 0.0  # 0 = no early stop of the epochs
+    normalize_advantages: bool = True
+    reward_scale: float = 1.0  # recorded rewards are multiplied by this (returns in reports are not)
+
+    def validate(self) -> None:
+        for name in ("num_envs", "rollout_steps", "epochs", "minibatches"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"ppo.{name} must be at least 1, got {getattr(self, name)}")
+        if not 0 < self.lr < 1:
+            raise ConfigError(f"ppo.lr must be in (0, 1), got {self.lr}")
+        for name in ("gamma", "gae_lambda"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ConfigError(f"ppo.{name} must be in [0, 1], got {getattr(self, name)}")
+        if self.clip <= 0:
+            raise ConfigError(f"ppo.clip must be positive, got {self.clip}")
+
+
+@dataclass
+class OpponentConfig:
+    # sampling weights of who plays the other seats (or teams) in each new game:
+    # self = the current policy plays every seat (shared-parameter self-play, all seats learn),
+    # snapshot = a past snapshot from the pool, scripted = the game's baseline, random = uniform legal
+    self_play: float = 1.0
+    snapshot: float = 0.0
+    scripted: float = 0.0
+    random: float = 0.0
+    pfsp: str = "hard"  # how snapshots are drawn: "uniform", "hard" ((1-p)^2), "even" (p(1-p))
+    snapshot_every: int = 10  # iterations between snapshots added to the pool
+    pool_size: int = 16  # newest snapshots kept
+
+    def validate(self) -> None:
+        weights = [self.self_play, self.snapshot, self.scripted, self.random]
+        if any(w < 0 for w in weights) or sum(weights) <= 0:
+            raise ConfigError(f"opponents weights must be >= 0 with a positive sum, got {weights}")
+        _choice("opponents.pfsp", self.pfsp, ("uniform", "hard", "even"))
+        if self.snapshot_every < 1 or self.pool_size < 1:
+            raise ConfigError("opponents.snapshot_every and opponents.pool_size must be at least 1")
+
+    def weights(self) -> dict[str, float]:
+        return {
+            "self": self.self_play,
+            "snapshot": self.snapshot,
+            "scripted": self.scripted,
+            "random": self.random,
+        }
+
+
+@dataclass
+class EvalConfig:
+    every: int = 20  # iterations between evaluations (0 = only at the end)
+    games: int = 200  # games per opponent during training (use `evaluate` for 1000+)
+    opponents: list = field(default_factory=lambda: ["random", "scripted"])
+    greedy: bool = False  # argmax instead of sampling
+
+    def validate(self) -> None:
+        for o in self.opponents:
+            if o not in ("random", "scripted"):
+                raise ConfigError(f"eval.opponents entries must be 'random' or 'scripted', got {o!r}")
+        if self.games < 1:
+            raise ConfigError(f"eval.games must be at least 1, got {self.games}")
+
+
+@dataclass
+class PretrainConfig:
+    games: int = 0  # scripted self-play games to imitate before PPO (0 = no warm start)
+    epochs: int = 5
+    lr: float = 1e-3
+    minibatch: int = 512
+
+    def validate(self) -> None:
+        if self.games < 0 or self.epochs < 1 or self.minibatch < 1:
+            raise ConfigError("pretrain.games must be >= 0, pretrain.epochs and pretrain.minibatch >= 1")
+
+
+@dataclass
+class TrainConfig:
+    game: str = ""  # registered name ("expressions") or "module:ATTR" naming a GameSpec
+    game_config: dict = field(default_factory=dict)
+    seed: int = 0
+    total_steps: int = 200_000  # learner decisions to train for
+    run_dir: str = ""  # default runs/<game>-seed<seed>
+    checkpoint_every: int = 20  # iterations
+    threads: int = 1  # torch intra-op threads
+    progress: bool = True
+    net: NetConfig = field(default_factory=NetConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    opponents: OpponentConfig = field(default_factory=OpponentConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    backend: str = "native"  # "native" (this package's PPO) or "rllib" (RLlib's PPO on Ray)
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
+
+    def validate(self) -> None:
+        _choice("backend", self.backend, ("native", "rllib"))
+        self.rllib.validate()
+        if not self.game:
+            raise ConfigError("the config must name a game (game: expressions)")
+        if self.total_steps < 1:
+            raise ConfigError(f"total_steps must be positive, got {self.total_steps}")
+        if self.threads < 1:
+            raise ConfigError(f"threads must be at least 1, got {self.threads}")
+        for part in (self.net, self.ppo, self.opponents, self.eval, self.pretrain):
+            part.validate()
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def resolved_run_dir(self) -> Path:
+        if self.run_dir:
+            return Path(self.run_dir)
+        safe = self.game.replace(":", "_").replace(".", "_").replace("/", "_")
+        return Path("runs") / f"{safe}-seed{self.seed}"
+
+
+def _choice(name: str, value: Any, choices) -> None:
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {list(choices)}, got {value!r}")
+
+
+_FREE_DICTS = {"game_config"}  # keys passed through to the game's own config check
+
+
+def _check_type(key: str, value: Any, default: Any) -> Any:
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key} must be true or false, got {value!r}")
+    elif isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key} must be an integer, got {value!r}")
+    elif isinstance(default, float):
+        if isinstance(value, str):  # YAML 1.1 reads 1e-3 as a string
+            try:
+                value = float(value)
+            except ValueError:
+                pass
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{key} must be a number, got {value!r}")
+        value = float(value)
+    elif isinstance(default, str):
+        if not isinstance(value, str):
+            raise ConfigError(f"{key} must be a string, got {value!r}")
+    elif isinstance(default, list):
+        if not isinstance(value, list):
+            raise ConfigError(f"{key} must be a list, got {value!r}")
+    elif isinstance(default, dict):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key} must be a mapping, got {value!r}")
+    return value
+
+
+def _fill(obj, data: dict[str, Any], prefix: str = "") -> None:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{prefix.rstrip('.') or 'config'} must be a mapping, got {data!r}")
+    known = {f.name: f for f in dataclasses.fields(obj)}
+    for key, value in data.items():
+        if key not in known:
+            raise ConfigError(f"unknown config key {prefix + key!r}; known keys: {sorted(known)}")
+        current = getattr(obj, key)
+        if dataclasses.is_dataclass(current):
+            _fill(current, value, prefix + key + ".")
+        else:
+            setattr(obj, key, _check_type(prefix + key, value, current))
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    if "=" not in text:
+        raise ConfigError(f"override {text!r} must look like key=value (e.g. ppo.lr=1e-3)")
+    key, raw = text.split("=", 1)
+    try:
+        value = yaml.safe_load(raw) if raw != "" else ""
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"cannot read the value of override {text!r}: {exc}") from None
+    return key.strip().split("."), value
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    for text in overrides:
+        path, value = parse_override(text)
+        node = data
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {text!r}: {part!r} is not a section")
+        node[path[-1]] = value
+    return data
+
+
+def from_dict(data: dict[str, Any]) -> TrainConfig:
+    config = TrainConfig()
+    _fill(config, data)
+    config.validate()
+    return config
+
+
+def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConfig:
+    data: dict[str, Any] = {}
+    if path is not None:
+        path = Path(path)
+        if not path.exists():
+            raise ConfigError(f"config file {str(path)!r} does not exist")
+        loaded = yaml.safe_load(path.read_text())
+        data = loaded or {}
+        if not isinstance(data, dict):
+            raise ConfigError(f"config file {str(path)!r} must hold a mapping of keys")
+    data = apply_overrides(data, list(overrides))
+    return from_dict(data)

@@ -1,0 +1,184 @@
+"""Evaluation a researcher can check: many games, seats rotated, Wilson intervals, a rating table.
+
+A player is "random", "scripted", or a trained network (a checkpoint). In `match(A, B)` game j gives
+A the team j mod (number of teams) - so A sits in every seat equally often - and B every other seat;
+the engine also draws the starting seat at random. Cooperative games (one team) have no opponent: A
+plays every seat and the team's win rate and mean return are reported.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from .actors import NetActor, RandomActor, ScriptedActor
+from .games import team_outcomes
+from .runner import Runner
+
+
+def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion (ties count as half a success)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def make_actor(player, info, greedy: bool = False):
+    """ "random", "scripted", a PolicyNet, or an actor object."""
+    if isinstance(player, str):
+        if player == "random":
+            return RandomActor()
+        if player == "scripted":
+            return ScriptedActor(info)
+        raise ValueError(f"unknown player {player!r}: use 'random', 'scripted' or a checkpoint")
+    if isinstance(player, torch.nn.Module):
+        return NetActor(player, greedy=greedy)
+    return player
+
+
+def match(
+    info,
+    player_a,
+    player_b,
+    games: int,
+    seed: int = 0,
+    num_envs: int = 64,
+    greedy: bool = False,
+    metrics: Callable | None = None,
+) -> dict:
+    """Play `games` games of A against B (seats rotated); A's results with a 95% Wilson interval."""
+    actors = {"A": make_actor(player_a, info, greedy), "B": make_actor(player_b, info, greedy)}
+    started = [0]
+    results: list = [None] * games
+
+    def assign(slot, rng, game):
+        j = started[0]
+        if j >= games:
+            return None
+        started[0] += 1
+        teams = info.teams_of(game)
+        ids = sorted(set(teams))
+        team = ids[j % len(ids)]
+        keys = ["A" if info.cooperative or t == team else "B" for t in teams]
+        return keys, (j, team, teams)
+
+    def on_episode(slot, meta, game):
+        j, team, teams = meta
+        ret = np.asarray(game.returns(), float)
+        outcome = team_outcomes(ret, teams)[team]
+        seats = [s for s, t in enumerate(teams) if t == team]
+        extra = metrics(game) if metrics is not None else {}
+        results[j] = (outcome, float(ret[seats].mean()), team, extra)
+
+    runner = Runner(info, min(num_envs, games), np.random.default_rng(seed), actors, assign, on_episode)
+    with torch.no_grad():
+        runner.run_episodes()
+    return summarize(results, info)
+
+
+def summarize(results: list, info) -> dict:
+    outcomes = np.array([r[0] for r in results])
+    n = len(outcomes)
+    wins, ties = int((outcomes == 1).sum()), int((outcomes == 0.5).sum())
+    score = float(outcomes.sum())
+    lo, hi = wilson(score, n)
+    out = {
+        "games": n,
+        "wins": wins,
+        "ties": ties,
+        "losses": n - wins - ties,
+        "win_rate": round(score / n, 4) if n else 0.0,
+        "ci95": [round(lo, 4), round(hi, 4)],
+        "mean_return": round(float(np.mean([r[1] for r in results])), 4) if n else 0.0,
+    }
+    if not info.cooperative:
+        by_team = {}
+        for team in sorted({r[2] for r in results}):
+            sub = np.array([r[0] for r in results if r[2] == team])
+            lo, hi = wilson(float(sub.sum()), len(sub))
+            by_team[str(team)] = {
+                "games": len(sub),
+                "win_rate": round(float(sub.mean()), 4),
+                "ci95": [round(lo, 4), round(hi, 4)],
+            }
+        # A's team (its seat, in games without teams) is rotated game by game
+        out["by_team"] = by_team
+    extras = [r[3] for r in results if r[3]]
+    if extras:
+        for key in extras[0]:
+            out[f"mean_{key}"] = round(float(np.mean([e[key] for e in extras])), 4)
+    return out
+
+
+def rating_table(
+    info,
+    players: dict,
+    games: int,
+    seed: int = 0,
+    anchor: str = "random",
+    num_envs: int = 64,
+    greedy: bool = False,
+) -> dict:
+    """Round robin of every pair, then Elo-scale ratings from a Plackett-Luce (Bradley-Terry) fit.
+
+    In a game with k teams, one copy of A faces k - 1 teams of B, and A's chance of winning is modelled
+    as s_A / (s_A + (k - 1) s_B); with k = 2 this is Bradley-Terry. Ratings are 400 log10(s), the anchor
+    player (random play, when present) at 0. Cooperative games have no head-to-head: the table lists
+    each player's team win rate and mean return instead.
+    """
+    names = list(players)
+    if info.cooperative:
+        rows = {}
+        for i, name in enumerate(names):
+            r = match(info, players[name], players[name], games, seed + i, num_envs, greedy)
+            rows[name] = {"win_rate": r["win_rate"], "ci95": r["ci95"], "mean_return": r["mean_return"]}
+        return {"kind": "cooperative team results", "games_per_player": games, "players": rows}
+    k = len(set(info.teams_of(info.new_game(0))))  # teams per game (secret sides: known at the deal)
+    pairs = []
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if i < j:
+                r = match(info, players[a], players[b], games, seed + 1000 * i + j, num_envs, greedy)
+                pairs.append((a, b, r["win_rate"] * r["games"], r["games"], r))
+    strength = fit_ratings(names, pairs, k)
+    ref = strength[anchor] if anchor in strength else strength[names[0]]
+    elo = {n: round(400 * math.log10(strength[n] / ref), 1) for n in names}
+    return {
+        "kind": "Elo scale, Plackett-Luce fit over round-robin matches",
+        "anchor": anchor if anchor in strength else names[0],
+        "games_per_pair": games,
+        "ratings": dict(sorted(elo.items(), key=lambda kv: -kv[1])),
+        "matches": [
+            {"a": a, "b": b, "a_win_rate": r["win_rate"], "ci95": r["ci95"]} for a, b, _, _, r in pairs
+        ],
+    }
+
+
+def fit_ratings(names: list[str], pairs: list[tuple], k: int, iterations: int = 500) -> dict[str, float]:
+    """Minorize-maximize fit (Hunter 2004) of winner-only Plackett-Luce strengths.
+
+    pairs: (a, b, a_score, games): a's team faced k - 1 teams of b. One virtual tie per pair keeps
+    the fit finite when a player wins every game.
+    """
+    s = dict.fromkeys(names, 1.0)
+    data = [(a, b, score + 0.5, (n - score) + 0.5, n + 1) for a, b, score, n, *_ in pairs]
+    for _ in range(iterations):
+        wins = dict.fromkeys(names, 0.0)
+        denom = dict.fromkeys(names, 0.0)
+        for a, b, wa, wb, n in data:
+            total = s[a] + (k - 1) * s[b]
+            wins[a] += wa
+            wins[b] += wb
+            denom[a] += n / total
+            denom[b] += n * (k - 1) / total
+        new = {x: (wins[x] / denom[x] if denom[x] > 0 else s[x]) for x in names}
+        norm = math.exp(np.mean([math.log(v) for v in new.values()]))
+        s = {x: v / norm for x, v in new.items()}
+    return s

@@ -1,0 +1,138 @@
+"""The masked PPO update: masks stored with the rollout are re-applied, entropy over legal actions only."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .nets import masked_entropy
+from .runner import Batch
+
+
+def _losses(net, cfg, logits, values, action, old_logp, adv, ret, old_value, mask, weight):
+    log_probs = torch.log_softmax(logits, -1)
+    logp = log_probs.gather(-1, action.unsqueeze(-1)).squeeze(-1)
+    entropy = masked_entropy(log_probs, mask)
+    total = weight.sum().clamp(min=1.0)
+    if cfg.normalize_advantages:
+        mean = (adv * weight).sum() / total
+        std = torch.sqrt(((adv - mean) ** 2 * weight).sum() / total + 1e-8)
+        adv = (adv - mean) / (std + 1e-8)
+    log_ratio = logp - old_logp
+    ratio = log_ratio.exp()
+    pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip))
+    pg_loss = (pg * weight).sum() / total
+    if cfg.clip_value:
+        clipped = old_value + (values - old_value).clamp(-cfg.clip, cfg.clip)
+        v_err = torch.max((values - ret) ** 2, (clipped - ret) ** 2)
+    else:
+        v_err = (values - ret) ** 2
+    v_loss = 0.5 * (v_err * weight).sum() / total
+    ent = (entropy * weight).sum() / total
+    loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * ent
+    with torch.no_grad():
+        approx_kl = (((ratio - 1) - log_ratio) * weight).sum() / total
+        clipfrac = (((ratio - 1).abs() > cfg.clip).float() * weight).sum() / total
+    return loss, {
+        "loss/policy": pg_loss.item(),
+        "loss/value": v_loss.item(),
+        "loss/entropy": ent.item(),
+        "loss/approx_kl": approx_kl.item(),
+        "loss/clipfrac": clipfrac.item(),
+    }
+
+
+def ppo_update(net, optimizer, batch: Batch, cfg, rng: np.random.Generator) -> dict[str, float]:
+    """Run cfg.epochs epochs of minibatch PPO on `batch`; returns mean statistics."""
+    if net.obs_norm is not None:
+        net.obs_norm.update(batch.obs[batch.trainable])
+    stats: list[dict] = []
+    if net.recurrent:
+        batches = _recurrent_minibatches(batch, cfg, rng)
+    else:
+        batches = _flat_minibatches(batch, cfg, rng)
+    for _epoch in range(cfg.epochs):
+        kls = []
+        for mb in batches():
+            if net.recurrent:
+                logits, values = net.sequence(mb["obs"], mb["mask"], mb["start"], mb["h0"], mb.get("state"))
+            else:
+                logits, values = net.evaluate_flat(mb["obs"], mb["mask"], mb.get("state"))
+            loss, s = _losses(
+                net,
+                cfg,
+                logits,
+                values,
+                mb["action"],
+                mb["logp"],
+                mb["advantage"],
+                mb["returns"],
+                mb["value"],
+                mb["mask"],
+                mb["weight"],
+            )
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            stats.append(s)
+            kls.append(s["loss/approx_kl"])
+        if cfg.target_kl > 0 and np.mean(kls) > cfg.target_kl:
+            break
+    if not stats:
+        return {}
+    out = {k: float(np.mean([s[k] for s in stats])) for k in stats[0]}
+    y, pred = batch.returns[batch.trainable], batch.value[batch.trainable]
+    var = np.var(y)
+    out["loss/explained_variance"] = float(1 - np.var(y - pred) / var) if var > 0 else 0.0
+    return out
+
+
+_ROW_FIELDS = ("obs", "mask", "action", "logp", "advantage", "returns", "value")
+
+
+def _flat_minibatches(batch: Batch, cfg, rng):
+    rows = np.flatnonzero(batch.trainable)
+    use_state = batch.state.shape[1] > 0
+    tensors = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f)[rows])) for f in _ROW_FIELDS}
+    if use_state:
+        tensors["state"] = torch.from_numpy(batch.state[rows])
+    n = len(rows)
+    size = max(1, -(-n // cfg.minibatches))
+
+    def gen():
+        perm = torch.from_numpy(rng.permutation(n))
+        for k in range(0, n, size):
+            idx = perm[k : k + size]
+            mb = {f: t[idx] for f, t in tensors.items()}
+            mb["weight"] = torch.ones(len(idx))
+            yield mb
+
+    return gen
+
+
+def _recurrent_minibatches(batch: Batch, cfg, rng):
+    layout = batch.layout  # [L, C]
+    valid = layout >= 0
+    safe = np.where(valid, layout, 0)
+    use_state = batch.state.shape[1] > 0
+    padded = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f)[safe])) for f in _ROW_FIELDS}
+    padded["start"] = torch.from_numpy(batch.start[safe] & valid)
+    if use_state:
+        padded["state"] = torch.from_numpy(batch.state[safe])
+    padded["weight"] = torch.from_numpy((batch.trainable[safe] & valid).astype(np.float32))
+    # padding rows keep a legal action so their (ignored) log-probabilities stay finite
+    padded["mask"] = padded["mask"] | torch.from_numpy(~valid)[..., None]
+    h0 = torch.from_numpy(batch.hbefore[safe[0]])
+    width = layout.shape[1]
+    size = max(1, -(-width // cfg.minibatches))
+
+    def gen():
+        perm = torch.from_numpy(rng.permutation(width))
+        for k in range(0, width, size):
+            cols = perm[k : k + size]
+            mb = {f: t[:, cols] for f, t in padded.items()}
+            mb["h0"] = h0[cols]
+            yield mb
+
+    return gen

@@ -1,0 +1,65 @@
+"""Any registered game as an RLlib MultiAgentEnv, through PettingZoo's RLlib wrapper (`PettingZooEnv`).
+
+The AEC env is the game's `env()` face (order checks, illegal actions raise `IllegalActionError` by
+default). `PettingZooEnv` steps the agent to move and then reports the next agent to move, with every
+agent's rewards accumulated since its own last decision - the turn-based credit assignment the
+native trainer uses. This subclass adds two things: rewards multiplied by `ppo.reward_scale`, and the
+game's final `returns` (unscaled, every seat) in each agent's info at the end, for the self-play
+callback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+from envs.core.face import make_faces
+
+from ..games import resolve_spec
+
+ENV_NAME = "tabletop_rllib"
+
+
+def make_aec(game: str, game_config: dict, illegal_action: str = "raise"):
+    """The PettingZoo AEC env (`env()` face) of a registered game name or "module:ATTR" GameSpec."""
+    spec = resolve_spec(game)
+    _raw, env = make_faces(spec.game_class)
+    return env(illegal_action=illegal_action, **dict(game_config))
+
+
+class TabletopRLlibEnv(PettingZooEnv):
+    """env_config: {"game": name, "game_config": {...}, "reward_scale": 1.0, "illegal_action": "raise"}."""
+
+    def __init__(self, env_config: dict[str, Any] | None = None):
+        cfg = dict(env_config or {})
+        if "game" not in cfg:
+            raise ValueError("TabletopRLlibEnv needs env_config['game'] (a registered game or 'module:ATTR')")
+        self.reward_scale = float(cfg.get("reward_scale", 1.0))
+        super().__init__(
+            make_aec(cfg["game"], cfg.get("game_config", {}), cfg.get("illegal_action", "raise"))
+        )
+
+    @property
+    def game(self):
+        """The engine behind the env (the game in progress)."""
+        return self.env.unwrapped.game
+
+    def step(self, action):
+        obs, rewards, terminateds, truncateds, infos = super().step(action)
+        if self.reward_scale != 1.0:
+            rewards = {a: r * self.reward_scale for a, r in rewards.items()}
+        if terminateds.get("__all__") or truncateds.get("__all__"):
+            returns = np.asarray(self.game.returns(), float).tolist()
+            for agent in obs:
+                infos[agent] = {**infos.get(agent, {}), "returns": returns}
+        return obs, rewards, terminateds, truncateds, infos
+
+
+def register(name: str = ENV_NAME) -> str:
+    """Register the env creator with Ray (call after `ray.init` when joining a cluster)."""
+    from ray.tune.registry import register_env
+
+    register_env(name, lambda env_config: TabletopRLlibEnv(env_config))
+    return name

@@ -1,0 +1,281 @@
+"""Self-play with frozen snapshots on RLlib: who plays each seat, snapshot modules, PFSP statistics.
+
+Module ids: "main" (the one trained policy, shared by all of its seats), "random", "scripted", and
+"snap_<slot>" (frozen past copies of main). As in the native trainer (`training/pool.py`), each new game
+draws its opponent kind by the `opponents` weights (self / snapshot / scripted / random) and a snapshot
+by PFSP from main's win rate against it; main takes a random team and the opponent every other seat;
+in cooperative games main plays every seat.
+
+- `SelfPlayMapping` is the agent-to-module mapping function the EnvRunners call; it draws once per
+  episode (seeded by the episode id, so every agent of an episode sees the same draw).
+- `OutcomeCallback` logs main's outcome (1 win, 0.5 shared first place, 0 loss) per opponent module.
+- `SnapshotLeague` (driver side) owns the native `OpponentPool`: it adds snapshot modules over time with
+  weights copied from the *learner group* (the EnvRunners' inference-only copies have no critic), keeps
+  at most `pool_size` snapshot modules (slots are reused for newer snapshots), feeds PFSP with the
+  outcomes, and pushes the new mapping to every EnvRunner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+from ..games import team_outcomes
+from ..nets import PolicyNet
+from ..pool import OpponentPool
+from .module import MaskedPolicyModule
+
+MAIN = "main"
+RANDOM = "random"
+SCRIPTED = "scripted"
+STATS_KEY = (
+    "selfplay"  # metrics under result["env_runners"]["selfplay"][module]["games" | "score" | "return"]
+)
+
+
+def seat_of(agent_id: Any) -> int:
+    """Seat index of a PettingZoo agent id 'player_<i>'."""
+    return int(str(agent_id).rsplit("_", 1)[-1])
+
+
+class SelfPlayMapping:
+    """Agent id -> module id, one draw per episode from `table` [(module, probability), ...].
+
+    `MAIN` in the table means shared-parameter self-play (main in every seat); any other module plays
+    every seat outside main's team, the team drawn uniformly.
+    """
+
+    def __init__(self, teams: list[int], table: list[tuple[str, float]]):
+        self.teams = list(teams)
+        self.num_teams = len(set(self.teams))
+        self.modules = [m for m, _ in table]
+        probs = np.array([p for _, p in table], float)
+        if not len(probs) or probs.sum() <= 0:
+            self.modules, probs = [MAIN], np.ones(1)
+        self.probs = probs / probs.sum()
+        self._cache: dict[str, tuple[str, int]] = {}
+
+    def draw(self, episode_id: str) -> tuple[str, int]:
+        """(opponent module, main's team) for one episode."""
+        hit = self._cache.get(episode_id)
+        if hit is None:
+            seed = int.from_bytes(hashlib.blake2b(str(episode_id).encode(), digest_size=8).digest(), "little")
+            rng = np.random.default_rng(seed)
+            module = self.modules[int(rng.choice(len(self.modules), p=self.probs))]
+            hit = (module, int(rng.integers(self.num_teams)))
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[episode_id] = hit
+        return hit
+
+    def __call__(self, agent_id, episode=None, **kwargs) -> str:
+        if self.num_teams == 1:
+            return MAIN
+        module, team = self.draw(episode.id_ if episode is not None else "")
+        if module == MAIN or self.teams[seat_of(agent_id)] == team:
+            return MAIN
+        return module
+
+
+def make_outcome_callback(teams: list[int]) -> type:
+    """An RLlibCallback class (bound to this game's teams) logging main's results per opponent."""
+
+    class OutcomeCallback(RLlibCallback):
+        TEAMS = list(teams)
+
+        def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
+            if metrics_logger is None:
+                return
+            infos = episode.get_infos(-1)
+            returns = next(
+                (i["returns"] for i in infos.values() if isinstance(i, dict) and "returns" in i), None
+            )
+            if returns is None:  # truncated without an end (cannot happen in our games)
+                return
+            returns = np.asarray(returns, float)
+            modules = {seat_of(a): episode.module_for(a) for a in episode.agent_ids}
+            main_seats = [s for s, m in modules.items() if m == MAIN]
+            if not main_seats:
+                return
+            others = {m for m in modules.values() if m != MAIN}
+            opponent = "self" if not others else sorted(others)[0]
+            if opponent == "self" and len(set(self.TEAMS)) > 1:
+                return  # self-play games give no win rate (main wins whatever happens)
+            team = self.TEAMS[main_seats[0]]
+            outcome = float(team_outcomes(returns, self.TEAMS)[team])
+            mean_return = float(np.mean([returns[s] for s in range(len(returns)) if self.TEAMS[s] == team]))
+            name = "team" if len(set(self.TEAMS)) == 1 else opponent
+            metrics_logger.log_value((STATS_KEY, name, "games"), 1, reduce="lifetime_sum")
+            metrics_logger.log_value((STATS_KEY, name, "score"), outcome, reduce="lifetime_sum")
+            metrics_logger.log_value((STATS_KEY, name, "return"), mean_return, reduce="lifetime_sum")
+
+    return OutcomeCallback
+
+
+def main_module_spec(net_config: dict, observation_space=None, action_space=None) -> RLModuleSpec:
+    return RLModuleSpec(
+        module_class=MaskedPolicyModule,
+        model_config={"net": dict(net_config)},
+        observation_space=observation_space,
+        action_space=action_space,
+    )
+
+
+def set_module_weights(algo, module_id: str, weights: dict) -> None:
+    """Full weights into the learner group's module, its inference-only part into every EnvRunner.
+
+    Straight into the EnvRunners: RLlib's own weight sync skips EnvRunners whose weights sequence number
+    is current, so the new weights would otherwise wait for the next update (one iteration of sampling).
+    """
+    algo.learner_group.set_weights({module_id: weights})
+    runner_state = algo.learner_group.get_state(
+        components=[f"learner/rl_module/{module_id}"], inference_only=True
+    )["learner"]["rl_module"][module_id]
+
+    def _set(env_runner, _mid=module_id, _state=runner_state):
+        if env_runner.module is not None and _mid in env_runner.module:
+            env_runner.module[_mid].set_state(_state)
+
+    algo.env_runner_group.foreach_env_runner(_set)
+
+
+def game_spaces(game: str, game_config: dict):
+    """(observation space, action space) of one seat of the game's AEC env."""
+    from .env import make_aec
+
+    env = make_aec(game, game_config)
+    agent = env.possible_agents[0]
+    return env.observation_space(agent), env.action_space(agent)
+
+
+class SnapshotLeague:
+    """The driver's side of self-play: pool, snapshot modules, PFSP statistics, the mapping."""
+
+    def __init__(self, config, info):
+        self.config = config
+        self.info = info
+        self.pool = OpponentPool(config.opponents, info)
+        self.slots: dict[str, int] = {}  # snapshot module id -> pool snapshot id it holds
+        self._seen: dict[str, dict[str, float]] = {}  # lifetime sums already counted, per module
+
+    # ----- modules present from the start -----------------------------------------------------
+    def fixed_modules(self) -> list[str]:
+        """Opponent modules the run needs from the start (besides main)."""
+        if self.info.cooperative:
+            return []
+        out = []
+        if self.pool.weights["random"] > 0:
+            out.append(RANDOM)
+        if self.pool.weights["scripted"] > 0:
+            out.append(SCRIPTED)
+        return out
+
+    def table(self) -> list[tuple[str, float]]:
+        """(module, probability) of the opponent drawn for a new game (MAIN = self-play)."""
+        if self.info.cooperative:
+            return [(MAIN, 1.0)]
+        w = self.pool.weights
+        table = [(MAIN, w["self"]), (RANDOM, w["random"]), (SCRIPTED, w["scripted"])]
+        if self.slots and w["snapshot"] > 0:
+            keys, probs = self.pool._snapshot_probs()
+            by_sid = {sid: module for module, sid in self.slots.items()}
+            for key, p in zip(keys, probs):
+                if key[1] in by_sid:
+                    table.append((by_sid[key[1]], w["snapshot"] * float(p)))
+        return [(m, p) for m, p in table if p > 0] or [(MAIN, 1.0)]
+
+    def mapping(self) -> SelfPlayMapping:
+        return SelfPlayMapping(self.info.teams, self.table())
+
+    # ----- snapshots ---------------------------------------------------------------------------
+    def wants_snapshots(self) -> bool:
+        return not self.info.cooperative and self.pool.weights["snapshot"] > 0
+
+    def add_snapshot(self, algo) -> str:
+        """Copy main's full weights from the learner group into a (new or reused) snapshot module."""
+        weights = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        net = self.policy_net(weights)
+        key = self.pool.add_snapshot(net)  # evicts the oldest beyond pool_size
+        free = [m for m, sid in self.slots.items() if sid not in self.pool.snapshots]
+        if free:
+            module_id = sorted(free)[0]
+        else:
+            module_id = f"snap_{len(self.slots)}"
+            spec = main_module_spec(
+                self.config.net.__dict__, *game_spaces(self.config.game, self.info.game_config)
+            )
+            spec.inference_only = True  # the EnvRunners' copies (learners force a full copy for themselves)
+            algo.add_module(module_id=module_id, module_spec=spec, new_should_module_be_updated=[MAIN])
+        self.slots[module_id] = key[
+            1
+        ]  # RLlib's lifetime sums go on per module id: record() takes differences
+        set_module_weights(algo, module_id, weights)
+        self.push_mapping(algo)
+        return module_id
+
+    def policy_net(self, weights: dict) -> PolicyNet:
+        """A native PolicyNet holding (full, learner-side) module weights."""
+        import torch
+
+        info = self.info
+        net = PolicyNet(info.obs_dim, info.num_actions, 0, self.config.net)
+        net.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()})
+        return net
+
+    def push_mapping(self, algo) -> None:
+        mapping = self.mapping()
+
+        def _set(env_runner, _mapping=mapping):
+            env_runner.config.multi_agent(policy_mapping_fn=_mapping)
+
+        algo.config._is_frozen = False
+        algo.config.multi_agent(policy_mapping_fn=mapping)
+        algo.config.freeze()
+        algo.env_runner_group.foreach_env_runner(_set)
+
+    # ----- statistics --------------------------------------------------------------------------
+    def record(self, env_runner_results: dict) -> dict[str, tuple[int, float, float]]:
+        """Feed this iteration's outcomes into the pool; returns {kind: (games, score, return)}."""
+        stats = env_runner_results.get(STATS_KEY, {}) if isinstance(env_runner_results, dict) else {}
+        out: dict[str, list] = {}
+        for module, values in stats.items():
+            totals = {k: float(_scalar(v)) for k, v in values.items()}
+            seen = self._seen.get(module, {})
+            games = int(round(totals.get("games", 0.0) - seen.get("games", 0.0)))
+            score = totals.get("score", 0.0) - seen.get("score", 0.0)
+            ret = totals.get("return", 0.0) - seen.get("return", 0.0)
+            self._seen[module] = totals
+            if games <= 0:
+                continue
+            if module in self.slots:
+                key = ("snap", self.slots[module])
+                if key[1] in self.pool.snapshots:
+                    for _ in range(games):
+                        self.pool.record(key, score / games)
+                kind = "snapshot"
+            else:
+                if module in (RANDOM, SCRIPTED):
+                    for _ in range(games):
+                        self.pool.record(module, score / games)
+                kind = module
+            acc = out.setdefault(kind, [0, 0.0, 0.0])
+            acc[0] += games
+            acc[1] += score
+            acc[2] += ret
+        return {k: (g, s, r) for k, (g, s, r) in out.items()}
+
+    def state(self) -> dict:
+        return {"slots": dict(self.slots), "pool": self.pool.table()}
+
+
+def _scalar(value) -> float:
+    if isinstance(value, dict):  # some RLlib versions nest reduced values
+        value = next(iter(value.values()))
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float(np.asarray(value).sum())
