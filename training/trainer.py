@@ -25,6 +25,7 @@ from .games import game_info, team_outcomes
 from .nets import PolicyNet
 from .pool import OpponentPool
 from .ppo import ppo_update
+from .runlog import log_eval, open_writer, progress_bar
 from .runner import Runner
 
 
@@ -249,10 +250,12 @@ class Trainer:
         cfg, p = self.config, self.config.ppo
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-        writer = self._writer()
+        writer = open_writer(self.run_dir, self.log, purge_step=self.runner.decisions or None)
         if cfg.pretrain.games and self.iteration == 0 and self.runner.decisions == 0 and not self.pretrained:
             self._pretrain(writer)
-        bar = self._bar()
+        bar = progress_bar(
+            self.config.progress, self.config.total_steps, self.runner.decisions, self.info.spec.name
+        )
         start = time.perf_counter()
         last_time, last_decisions = start, self.runner.decisions
         while self.runner.decisions < cfg.total_steps:
@@ -288,7 +291,7 @@ class Trainer:
             done = self.runner.decisions >= cfg.total_steps
             if cfg.eval.every and self.iteration % cfg.eval.every == 0 and not done:
                 entry = self.evaluate()
-                self._log_eval(writer, entry)
+                log_eval(writer, entry)
                 self._write_eval()
             if cfg.checkpoint_every and self.iteration % cfg.checkpoint_every == 0 and not done:
                 self.wall += time.perf_counter() - start
@@ -297,7 +300,7 @@ class Trainer:
                 self.save(f"iter_{self.iteration:05d}.pt")
         self.wall += time.perf_counter() - start
         entry = self.evaluate()
-        self._log_eval(writer, entry)
+        log_eval(writer, entry)
         self._write_eval(final=True)
         self.save("latest.pt")
         self.save("final.pt")
@@ -334,38 +337,7 @@ class Trainer:
                 writer.add_scalar(k, v, 0)
         entry = self.evaluate()
         entry["after_pretraining"] = True
-        self._log_eval(writer, entry)
-
-    def _log_eval(self, writer, entry) -> None:
-        if writer is None:
-            return
-        for name, r in entry.items():
-            if isinstance(r, dict):
-                writer.add_scalar(f"eval/{name}_win_rate", r["win_rate"], entry["decisions"])
-                writer.add_scalar(f"eval/{name}_mean_return", r["mean_return"], entry["decisions"])
-
-    def _writer(self):
-        if not self.log:
-            return None
-        try:
-            from torch.utils.tensorboard import SummaryWriter
-        except Exception as exc:  # tensorboard missing: train anyway
-            warnings.warn(f"TensorBoard logging off: {exc}", stacklevel=2)
-            return None
-        return SummaryWriter(str(self.run_dir / "tb"), purge_step=self.runner.decisions or None)
-
-    def _bar(self):
-        if not self.config.progress:
-            return None
-        from tqdm import tqdm
-
-        return tqdm(
-            total=self.config.total_steps,
-            initial=self.runner.decisions,
-            unit="dec",
-            dynamic_ncols=True,
-            desc=self.info.spec.name,
-        )
+        log_eval(writer, entry)
 
 
 def resume(path: str | Path, overrides: dict | None = None, run_dir=None, log: bool = True) -> Trainer:

@@ -33,6 +33,7 @@ from .. import checkpoint as ckpt
 from ..config import TrainConfig
 from ..evaluate import match
 from ..games import game_info
+from ..runlog import log_eval, open_writer, progress_bar
 from .compat import backend_state
 from .module import RandomMaskedModule, ScriptedModule, check_net_config
 from .options import RLlibConfig
@@ -350,8 +351,8 @@ class RLlibRun:
         saved = cfg.to_dict()
         saved.setdefault("backend", "rllib")
         (self.run_dir / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
-        writer = self._writer()
-        bar = self._bar()
+        writer = open_writer(self.run_dir, self.log)
+        bar = progress_bar(self.config.progress, self.config.total_steps, 0, f"{self.info.spec.name} (rllib)")
         wall_start = time.perf_counter()
         last_time, last_decisions = wall_start, 0
         last_all, all_decisions = 0, 0
@@ -378,7 +379,7 @@ class RLlibRun:
             done = self.decisions >= cfg.total_steps
             if cfg.eval.every and self.iteration % cfg.eval.every == 0 and not done:
                 entry = self.evaluate()
-                self._log_eval(writer, entry)
+                log_eval(writer, entry)
                 self._write_eval()
             if cfg.checkpoint_every and self.iteration % cfg.checkpoint_every == 0 and not done:
                 self.sync_net()
@@ -386,7 +387,7 @@ class RLlibRun:
                 self.save(f"iter_{self.iteration:05d}.pt")
         wall = time.perf_counter() - wall_start
         entry = self.evaluate()
-        self._log_eval(writer, entry)
+        log_eval(writer, entry)
         self._write_eval()
         self.save("latest.pt")
         self.save("final.pt")
@@ -439,36 +440,6 @@ class RLlibRun:
         writer.add_scalar("speed/decisions_per_s", sps, step)
         writer.add_scalar("speed/all_decisions_per_s", all_sps, step)
         writer.add_scalar("pool/snapshots", len(self.league.pool.snapshots), step)
-
-    def _log_eval(self, writer, entry) -> None:
-        if writer is None:
-            return
-        for name, r in entry.items():
-            if isinstance(r, dict):
-                writer.add_scalar(f"eval/{name}_win_rate", r["win_rate"], entry["decisions"])
-                writer.add_scalar(f"eval/{name}_mean_return", r["mean_return"], entry["decisions"])
-
-    def _writer(self):
-        if not self.log:
-            return None
-        try:
-            from torch.utils.tensorboard import SummaryWriter
-        except Exception as exc:  # tensorboard missing: train anyway
-            warnings.warn(f"TensorBoard logging off: {exc}", stacklevel=2)
-            return None
-        return SummaryWriter(str(self.run_dir / "tb"))
-
-    def _bar(self):
-        if not self.config.progress:
-            return None
-        from tqdm import tqdm
-
-        return tqdm(
-            total=self.config.total_steps,
-            unit="dec",
-            dynamic_ncols=True,
-            desc=f"{self.info.spec.name} (rllib)",
-        )
 
 
 def train(
