@@ -15,6 +15,7 @@ os.environ["OMP_NUM_THREADS"] = "1"
 os.environ.pop("RAY_ADDRESS", None)
 
 LOCAL_RAY = {
+    "address": "local",  # always a new local instance, never a cluster another test left behind
     "num_cpus": 2,
     "include_dashboard": False,
     "_node_ip_address": "127.0.0.1",

@@ -77,7 +77,12 @@ def connect(rllib: RLlibConfig) -> bool:
     # a local instance serves this machine only: every Ray service on 127.0.0.1 (Ray otherwise resolves
     # the node to the machine's outward address unless this switch is off)
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    kwargs = {"include_dashboard": False, "log_to_driver": False, "_node_ip_address": "127.0.0.1"}
+    kwargs = {
+        "address": "local",  # a new instance of our own, never a cluster found on the machine
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "_node_ip_address": "127.0.0.1",
+    }
     if rllib.num_cpus:
         kwargs["num_cpus"] = rllib.num_cpus
     if rllib.object_store_mb:
