@@ -9,20 +9,7 @@ from envs.artifacts import rules as R
 from envs.artifacts.baseline import ScriptedArtifactsPolicy
 from envs.artifacts.rules import Artifacts
 
-from .util import SEVEN, act, pass_window, table
-
-TEN_FULL = [
-    "Possessed",
-    "Shaman",
-    "Curator",
-    "Detective",
-    "Academic",
-    "Academic",
-    "Tomb Raider",
-    "Mafia Boss",
-    "Smuggler",
-    "Forger",
-]
+from .util import SEVEN, TEN_FULL, act, pass_window, table
 
 
 def test_observation_is_relative_and_holds_own_role():

@@ -7,20 +7,7 @@ import numpy as np
 from envs.artifacts import data as D
 from envs.artifacts import rules as R
 
-from .util import SEVEN, act, pass_window, table, vote_all
-
-TEN_FULL = [
-    "Possessed",
-    "Shaman",
-    "Curator",
-    "Detective",
-    "Academic",
-    "Academic",
-    "Tomb Raider",
-    "Mafia Boss",
-    "Smuggler",
-    "Forger",
-]
+from .util import SEVEN, TEN_FULL, act, pass_window, table, vote_all
 
 
 def known_roles(g, p):

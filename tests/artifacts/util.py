@@ -73,3 +73,18 @@ def finish_round(g: Artifacts) -> int:
         else:
             act(g, int(np.flatnonzero(mask)[0]))
     return g.round
+
+
+# ten players with every role of the `full` preference
+TEN_FULL = [
+    "Possessed",
+    "Shaman",
+    "Curator",
+    "Detective",
+    "Academic",
+    "Academic",
+    "Tomb Raider",
+    "Mafia Boss",
+    "Smuggler",
+    "Forger",
+]
