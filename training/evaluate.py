@@ -182,3 +182,26 @@ def fit_ratings(names: list[str], pairs: list[tuple], k: int, iterations: int = 
         norm = math.exp(np.mean([math.log(v) for v in new.values()]))
         s = {x: v / norm for x, v in new.items()}
     return s
+
+
+def evaluation_entry(
+    info, net, eval_config, seed: int, has_scripted: bool, iteration: int, decisions: int
+) -> dict:
+    """One evaluation of `net` as both trainers record it: against each configured opponent (the team
+    itself in cooperative games, plus the scripted team for comparison). Draws from its own seeds and
+    restores torch's rng, so evaluating never changes a training run."""
+    entry = {"iteration": iteration, "decisions": decisions}
+    opponents = ["self"] if info.cooperative else list(eval_config.opponents)
+    metrics = info.spec.extra.get("metrics")
+    torch_state = torch.get_rng_state()
+    for name in opponents:
+        if name == "scripted" and not has_scripted:
+            continue
+        opponent = net if name == "self" else name
+        entry[name] = match(
+            info, net, opponent, eval_config.games, seed, greedy=eval_config.greedy, metrics=metrics
+        )
+    if info.cooperative and has_scripted:
+        entry["scripted_team"] = match(info, "scripted", "scripted", eval_config.games, seed, metrics=metrics)
+    torch.set_rng_state(torch_state)
+    return entry

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import pickle
@@ -20,7 +21,7 @@ from envs.core.errors import ConfigError
 from . import checkpoint as ckpt
 from .actors import NetActor, RandomActor, ScriptedActor
 from .config import TrainConfig, from_dict
-from .evaluate import match
+from .evaluate import evaluation_entry
 from .games import game_info, team_outcomes
 from .nets import PolicyNet
 from .pool import OpponentPool
@@ -204,31 +205,11 @@ class Trainer:
 
     # ----- evaluation ------------------------------------------------------------------------
     def evaluate(self, games: int | None = None) -> dict:
-        cfg = self.config.eval
-        games = games or cfg.games
-        entry = {"iteration": self.iteration, "decisions": self.runner.decisions}
-        opponents = ["self"] if self.info.cooperative else list(cfg.opponents)
+        cfg = dataclasses.replace(self.config.eval, games=games or self.config.eval.games)
         seed = self.config.seed * 7919 + self.iteration
-        # evaluation draws from its own rng; training rngs are untouched, so it does not change the run
-        torch_state = torch.get_rng_state()
-        for name in opponents:
-            if name == "scripted" and "scripted" not in self.actors:
-                continue
-            opponent = self.net if name == "self" else name
-            entry[name] = match(
-                self.info,
-                self.net,
-                opponent,
-                games,
-                seed,
-                greedy=cfg.greedy,
-                metrics=self.info.spec.extra.get("metrics"),
-            )
-        if self.info.cooperative and "scripted" in self.actors:
-            entry["scripted_team"] = match(
-                self.info, "scripted", "scripted", games, seed, metrics=self.info.spec.extra.get("metrics")
-            )
-        torch.set_rng_state(torch_state)
+        entry = evaluation_entry(
+            self.info, self.net, cfg, seed, "scripted" in self.actors, self.iteration, self.runner.decisions
+        )
         self.history.append(entry)
         return entry
 

@@ -15,6 +15,7 @@ batch. total_steps counts main's decisions, as the native trainer counts the lea
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -31,7 +32,7 @@ from envs.core.errors import ConfigError
 
 from .. import checkpoint as ckpt
 from ..config import TrainConfig
-from ..evaluate import match
+from ..evaluate import evaluation_entry
 from ..games import game_info
 from ..runlog import log_eval, open_writer, progress_bar
 from .compat import backend_state
@@ -267,23 +268,12 @@ class RLlibRun:
 
     def evaluate(self, games: int | None = None) -> dict:
         """The native trainer's evaluation entry (same keys, same seeds) for main's current weights."""
-        cfg = self.config.eval
-        games = games or cfg.games
-        net = self.sync_net()
-        entry = {"iteration": self.iteration, "decisions": self.decisions}
-        opponents = ["self"] if self.info.cooperative else list(cfg.opponents)
+        cfg = dataclasses.replace(self.config.eval, games=games or self.config.eval.games)
         seed = self.config.seed * 7919 + self.iteration
         has_scripted = self.info.spec.scripted_policy is not None
-        state = torch.get_rng_state()
-        metrics = self.info.spec.extra.get("metrics")
-        for name in opponents:
-            if name == "scripted" and not has_scripted:
-                continue
-            opponent = net if name == "self" else name
-            entry[name] = match(self.info, net, opponent, games, seed, greedy=cfg.greedy, metrics=metrics)
-        if self.info.cooperative and has_scripted:
-            entry["scripted_team"] = match(self.info, "scripted", "scripted", games, seed, metrics=metrics)
-        torch.set_rng_state(state)
+        entry = evaluation_entry(
+            self.info, self.sync_net(), cfg, seed, has_scripted, self.iteration, self.decisions
+        )
         self.history.append(entry)
         return entry
 
