@@ -1,6 +1,6 @@
 """Training speed: our masked PPO vs sb3-contrib MaskablePPO, same game, matched settings, one run.
 
-    python benchmarks/train_speed.py [--game exposaurus] [--players 2] [--envs 8] [--steps 16384]
+    python -m benchmarks.train_speed [--games exposaurus exposed] [--players 2] [--envs 8] [--steps 16384]
 
 Both learn one seat against uniformly random opponents on the same engine (MaskablePPO through the
 Gymnasium face `tabletop/<Game>-v0`, ours stepping the engines directly) with matched settings: the
@@ -8,7 +8,15 @@ same number of parallel games, the same network (two tanh layers of 64 for the a
 two-layer critic, as SB3's default), the same rollout size in learner decisions, epochs (4) and
 minibatch size, on one torch thread. Speed is learner decisions (env steps) per second of wall time,
 rollouts and updates included. A third line shows our default settings (64 games at once, larger
-batch), which is how the package is meant to run. Prints, does not assert.
+batch), which is how the package is meant to run.
+
+The "engine_alone" line plays the same games with no learning at all: the learner's observation and
+mask are built and a random legal action taken, the opponents move at random. No trainer on this
+engine can beat that rate, so `ceiling_vs_maskableppo` (engine alone / MaskablePPO) is the largest
+speed-up any trainer could show here. `update_us_per_decision` is the time of the PPO update per
+learner decision (timed for both trainers); `bound_matched_wall` is MaskablePPO's time per decision
+over the engine's plus our update's: what our matched speed-up could reach if inference and
+bookkeeping cost nothing. Prints, does not assert.
 """
 
 from __future__ import annotations
@@ -57,15 +65,19 @@ def ours(
         f"seed={seed}",
         "run_dir=/tmp/train_speed_ours",
     ] + [f"game_config.{k}={v}" for k, v in game_config.items()]
+    from training.ppo import ppo_update
+
     trainer = Trainer(load_config(None, overrides), overwrite=True, log=False)
     p = trainer.config.ppo
-    start, cpu = time.perf_counter(), time.process_time()
+    start, cpu, updating = time.perf_counter(), time.process_time(), 0.0
     while trainer.runner.decisions < steps:
         batch = trainer.runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)
-        from training.ppo import ppo_update
-
+        begin = time.perf_counter()
         ppo_update(trainer.net, trainer.optimizer, batch, p, trainer.rng)
-    return _rates(trainer.runner.decisions, start, cpu)
+        updating += time.perf_counter() - begin
+    rates = _rates(trainer.runner.decisions, start, cpu)
+    rates["update_us_per_decision"] = round(1e6 * updating / trainer.runner.decisions, 1)
+    return rates
 
 
 def _rates(steps: int, start: float, cpu: float) -> dict:
@@ -74,6 +86,27 @@ def _rates(steps: int, start: float, cpu: float) -> dict:
         "wall": round(steps / (time.perf_counter() - start), 1),
         "cpu": round(steps / (time.process_time() - cpu), 1),
     }
+
+
+def engine_alone(game: str, game_config: dict, steps: int, seed: int = 0) -> dict:
+    """The engine's own cost per learner decision: observation + mask + action, opponents random."""
+    from training.games import game_info
+
+    info = game_info(game, game_config)
+    rng = np.random.default_rng(seed)
+    decisions, start, cpu = 0, time.perf_counter(), time.process_time()
+    while decisions < steps:
+        g = info.new_game(int(rng.integers(2**63)))
+        learner = int(rng.integers(info.num_players))
+        while not g.is_terminal():
+            p = g.current_player()
+            mask = g.legal_action_mask()
+            if p == learner:
+                g.observation(p)
+                decisions += 1
+            legal = np.flatnonzero(mask)
+            g.apply_action(int(legal[rng.integers(len(legal))]))
+    return _rates(decisions, start, cpu)
 
 
 def maskable(
@@ -105,16 +138,53 @@ def maskable(
         verbose=0,
         device="cpu",
     )
+    updating = [0.0]
+    sb3_update = model.train
+
+    def timed_update() -> None:
+        begin = time.perf_counter()
+        sb3_update()
+        updating[0] += time.perf_counter() - begin
+
+    model.train = timed_update
     start, cpu = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=steps)
-    return _rates(model.num_timesteps, start, cpu)
+    rates = _rates(model.num_timesteps, start, cpu)
+    rates["update_us_per_decision"] = round(1e6 * updating[0] / model.num_timesteps, 1)
+    return rates
+
+
+def measure(game: str, args) -> dict:
+    game_config = {"num_players": args.players}
+    results = {"game": game, "game_config": game_config}
+    rates = {}
+    rates["engine_alone"] = engine_alone(game, game_config, args.steps)
+    rates["ours_matched"] = ours(
+        game, game_config, args.envs, args.rollout, args.steps, args.minibatch, args.players
+    )
+    rates["ours_64_games"] = ours(game, game_config, 64, 4096, args.steps * 2, 1024, args.players)
+    if not args.skip_sb3:
+        rates["maskableppo"] = maskable(
+            game, game_config, args.envs, args.rollout, args.steps, args.minibatch
+        )
+        for clock in ("wall", "cpu"):
+            base = rates["maskableppo"][clock]
+            results[f"speedup_matched_{clock}"] = round(rates["ours_matched"][clock] / base, 2)
+            results[f"speedup_64_games_{clock}"] = round(rates["ours_64_games"][clock] / base, 2)
+            results[f"ceiling_vs_maskableppo_{clock}"] = round(rates["engine_alone"][clock] / base, 2)
+        # the engine's time plus our matched update's time per decision (with no inference and no
+        # bookkeeping at all) bounds what our trainer could reach at these settings
+        floor_us = 1e6 / rates["engine_alone"]["wall"] + rates["ours_matched"]["update_us_per_decision"]
+        results["bound_matched_wall"] = round(1e6 / floor_us / rates["maskableppo"]["wall"], 2)
+    results["steps_per_s"] = rates
+    return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--game", default="exposaurus")
+    parser.add_argument("--games", nargs="+", default=["exposaurus", "exposed"])
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--envs", type=int, default=8)
     parser.add_argument("--rollout", type=int, default=1024, help="learner decisions per rollout")
@@ -123,10 +193,7 @@ def main() -> None:
     parser.add_argument("--skip-sb3", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    game_config = {"num_players": args.players}
-    results = {
-        "game": args.game,
-        "game_config": game_config,
+    settings = {
         "parallel_games": args.envs,
         "rollout_decisions": args.rollout,
         "minibatch": args.minibatch,
@@ -134,24 +201,9 @@ def main() -> None:
         "network": "actor 64-64 tanh, separate critic 64-64 tanh",
         "torch_threads": 1,
     }
-    rates = {}
-    rates["ours_matched"] = ours(
-        args.game, game_config, args.envs, args.rollout, args.steps, args.minibatch, args.players
-    )
-    print(json.dumps({"ours_matched": rates["ours_matched"]}), flush=True)
-    rates["ours_64_games"] = ours(args.game, game_config, 64, 4096, args.steps * 2, 1024, args.players)
-    print(json.dumps({"ours_64_games": rates["ours_64_games"]}), flush=True)
-    if not args.skip_sb3:
-        rates["maskableppo"] = maskable(
-            args.game, game_config, args.envs, args.rollout, args.steps, args.minibatch
-        )
-        for clock in ("wall", "cpu"):
-            base = rates["maskableppo"][clock]
-            results[f"speedup_matched_{clock}"] = round(rates["ours_matched"][clock] / base, 2)
-            results[f"speedup_64_games_{clock}"] = round(rates["ours_64_games"][clock] / base, 2)
-    results["steps_per_s"] = rates
-    print(json.dumps(results, indent=1))
-    np.random.default_rng(0)
+    print(json.dumps(settings), flush=True)
+    for game in args.games:
+        print(json.dumps(measure(game, args), indent=1), flush=True)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from envs.core.errors import ConfigError
 from . import checkpoint as ckpt
 from .config import load_config
 from .evaluate import match, rating_table
-from .games import game_info
+from .games import evaluation_info, game_info
 
 
 def _load_player(text: str, info=None, game: str | None = None):
@@ -62,18 +62,24 @@ def cmd_train(args) -> int:
     return 0
 
 
+def scored_info(data: dict):
+    """The checkpoint's game, scored as the run's own evaluations scored it (its eval.game_config)."""
+    info = game_info(data["game"], data["game_config"])
+    return evaluation_info(info, data["train_config"].get("eval", {}).get("game_config", {}))
+
+
 def cmd_evaluate(args) -> int:
     torch.set_num_threads(args.threads)
     data = ckpt.read_checkpoint(args.checkpoint)
     game = data["game"]
-    info = game_info(game, data["game_config"])
+    info = scored_info(data)
     name, agent, _ = _load_player(args.checkpoint, info, game)
     opponents = [o for o in args.opponents.split(",") if o]
     players = {name: agent}
     out = {
         "agent": name,
         "game": game,
-        "game_config": data["game_config"],
+        "game_config": info.game_config,
         "games": args.games,
         "seed": args.seed,
         "greedy": args.greedy,
@@ -121,7 +127,7 @@ def cmd_rate(args) -> int:
     if first is None:
         raise ConfigError("rate needs at least one checkpoint among the players")
     data = ckpt.read_checkpoint(first)
-    info = game_info(data["game"], data["game_config"])
+    info = scored_info(data)
     players = {}
     for text in args.players:
         name, player, _ = _load_player(text, info, data["game"])

@@ -104,10 +104,13 @@ class OpponentConfig:
 
 @dataclass
 class EvalConfig:
-    every: int = 20  # iterations between evaluations (0 = only at the end)
+    every: int = 20  # iterations between evaluations, plus one at step 0 (0 = only at the end)
     games: int = 200  # games per opponent during training (use `evaluate` for 1000+)
     opponents: list = field(default_factory=lambda: ["random", "scripted"])
     greedy: bool = False  # argmax instead of sampling
+    # game options for evaluation games only, e.g. {reward: rank} to count real wins when training on
+    # a dense reward (reward: margin); may not change the observation or the actions
+    game_config: dict = field(default_factory=dict)
 
     def validate(self) -> None:
         for o in self.opponents:
@@ -115,6 +118,8 @@ class EvalConfig:
                 raise ConfigError(f"eval.opponents entries must be 'random' or 'scripted', got {o!r}")
         if self.games < 1:
             raise ConfigError(f"eval.games must be at least 1, got {self.games}")
+        if not isinstance(self.game_config, dict):
+            raise ConfigError(f"eval.game_config must be a mapping of game options, got {self.game_config!r}")
 
 
 @dataclass

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from .actors import NetActor, RandomActor, ScriptedActor
-from .games import team_outcomes
+from .games import evaluation_info, team_outcomes
 from .runner import Runner
 
 
@@ -188,9 +188,11 @@ def evaluation_entry(
     info, net, eval_config, seed: int, has_scripted: bool, iteration: int, decisions: int
 ) -> dict:
     """One evaluation of `net` as both trainers record it: against each configured opponent (the team
-    itself in cooperative games, plus the scripted team for comparison). Draws from its own seeds and
-    restores torch's rng, so evaluating never changes a training run."""
+    itself in cooperative games, plus the scripted team for comparison), in games with the options of
+    `eval.game_config` on top. Draws from its own seeds and restores torch's rng, so evaluating never
+    changes a training run."""
     entry = {"iteration": iteration, "decisions": decisions}
+    info = evaluation_info(info, eval_config.game_config)
     opponents = ["self"] if info.cooperative else list(eval_config.opponents)
     metrics = info.spec.extra.get("metrics")
     torch_state = torch.get_rng_state()

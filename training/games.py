@@ -75,7 +75,10 @@ class GameInfo:
 
 
 def game_info(game: str, game_config: dict) -> GameInfo:
-    spec = resolve_spec(game)
+    return spec_info(resolve_spec(game), game_config)
+
+
+def spec_info(spec, game_config: dict) -> GameInfo:
     config = build_config(spec.game_class.config_class, dict(game_config))
     probe = spec.game_class(config, np.random.default_rng(0))
     n = probe.num_players
@@ -112,3 +115,18 @@ def team_outcomes(returns: np.ndarray, teams: list[int]) -> dict[int, float]:
     best = max(scores.values())
     top = [t for t in ids if scores[t] == best]
     return {t: (1.0 / len(top) if t in top else 0.0) for t in ids}
+
+
+def evaluation_info(info: GameInfo, eval_game_config: dict) -> GameInfo:
+    """The game as evaluations score it: the training options with `eval.game_config` on top (e.g. the
+    real win/loss reward when training used a dense one). The policy's inputs must not change."""
+    if not eval_game_config:
+        return info
+    scored = spec_info(info.spec, {**info.game_config, **eval_game_config})
+    shapes = ("obs_dim", "num_actions", "state_dim", "num_players")
+    if any(getattr(scored, k) != getattr(info, k) for k in shapes):
+        raise ConfigError(
+            f"eval.game_config {eval_game_config} changes the observation, actions or players; "
+            "it may only change how games are scored"
+        )
+    return scored

@@ -33,13 +33,11 @@ def _losses(net, cfg, logits, values, action, old_logp, adv, ret, old_value, mas
     with torch.no_grad():
         approx_kl = (((ratio - 1) - log_ratio) * weight).sum() / total
         clipfrac = (((ratio - 1).abs() > cfg.clip).float() * weight).sum() / total
-    return loss, {
-        "loss/policy": pg_loss.item(),
-        "loss/value": v_loss.item(),
-        "loss/entropy": ent.item(),
-        "loss/approx_kl": approx_kl.item(),
-        "loss/clipfrac": clipfrac.item(),
-    }
+        values = torch.stack([pg_loss, v_loss, ent, approx_kl, clipfrac]).tolist()  # one copy, not five
+    return loss, dict(zip(_STAT_NAMES, values))
+
+
+_STAT_NAMES = ("loss/policy", "loss/value", "loss/entropy", "loss/approx_kl", "loss/clipfrac")
 
 
 def ppo_update(net, optimizer, batch: Batch, cfg, rng: np.random.Generator) -> dict[str, float]:
@@ -93,10 +91,11 @@ _ROW_FIELDS = ("obs", "mask", "action", "logp", "advantage", "returns", "value")
 
 def _flat_minibatches(batch: Batch, cfg, rng):
     rows = np.flatnonzero(batch.trainable)
-    use_state = batch.state.shape[1] > 0
-    tensors = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f)[rows])) for f in _ROW_FIELDS}
-    if use_state:
-        tensors["state"] = torch.from_numpy(batch.state[rows])
+    fields = _ROW_FIELDS + (("state",) if batch.state.shape[1] > 0 else ())
+    if len(rows) == len(batch.trainable):  # every row trains: use the arrays as they are, no copy
+        tensors = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f))) for f in fields}
+    else:
+        tensors = {f: torch.from_numpy(getattr(batch, f)[rows]) for f in fields}
     n = len(rows)
     size = max(1, -(-n // cfg.minibatches))
 
@@ -104,7 +103,7 @@ def _flat_minibatches(batch: Batch, cfg, rng):
         perm = torch.from_numpy(rng.permutation(n))
         for k in range(0, n, size):
             idx = perm[k : k + size]
-            mb = {f: t[idx] for f, t in tensors.items()}
+            mb = {f: t.index_select(0, idx) for f, t in tensors.items()}
             mb["weight"] = torch.ones(len(idx))
             yield mb
 

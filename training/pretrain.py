@@ -60,7 +60,7 @@ def pretrain(net, data: dict, cfg, reward_scale: float, rng: np.random.Generator
     """Behaviour cloning of the recorded scripted decisions; returns the final losses and accuracy."""
     if net.obs_norm is not None:
         net.obs_norm.update(data["obs"])
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5, fused=True)
     returns = data["returns"] * reward_scale
     stats = {}
     if net.recurrent:

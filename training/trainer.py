@@ -22,7 +22,7 @@ from . import checkpoint as ckpt
 from .actors import NetActor, RandomActor, ScriptedActor
 from .config import TrainConfig, from_dict
 from .evaluate import evaluation_entry
-from .games import game_info, team_outcomes
+from .games import evaluation_info, game_info, team_outcomes
 from .nets import PolicyNet
 from .pool import OpponentPool
 from .ppo import ppo_update
@@ -44,6 +44,9 @@ class Trainer:
         self.config = config
         torch.set_num_threads(config.threads)
         self.info = info = game_info(config.game, config.game_config)
+        evaluation_info(
+            info, config.eval.game_config
+        )  # a bad eval.game_config fails now, not at the first eval
         self.run_dir = Path(run_dir) if run_dir is not None else config.resolved_run_dir()
         self.log = log
         if (
@@ -64,7 +67,7 @@ class Trainer:
         torch.manual_seed(config.seed)
         self.rng = np.random.default_rng([config.seed, 1])  # minibatch order
         self.net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.ppo.lr, eps=1e-5)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.ppo.lr, eps=1e-5, fused=True)
         self.pool = OpponentPool(config.opponents, info)
         self.actors = {"learner": NetActor(self.net, name="learner"), "random": RandomActor()}
         if info.spec.scripted_policy is not None:
@@ -232,8 +235,8 @@ class Trainer:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
         writer = open_writer(self.run_dir, self.log, purge_step=self.runner.decisions or None)
-        if cfg.pretrain.games and self.iteration == 0 and self.runner.decisions == 0 and not self.pretrained:
-            self._pretrain(writer)
+        if self.iteration == 0 and self.runner.decisions == 0 and not self.history:
+            self._start(writer)
         bar = progress_bar(
             self.config.progress, self.config.total_steps, self.runner.decisions, self.info.spec.name
         )
@@ -300,6 +303,17 @@ class Trainer:
         (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
         return summary
 
+    def _start(self, writer) -> None:
+        """A fresh run: the optional warm start, then an evaluation at step 0 (where curves begin)."""
+        if self.config.pretrain.games and not self.pretrained:
+            self._pretrain(writer)
+        if self.config.eval.every or self.pretrained:
+            entry = self.evaluate()
+            if self.pretrained:
+                entry["after_pretraining"] = True
+            log_eval(writer, entry)
+            self._write_eval()
+
     def _pretrain(self, writer) -> None:
         from .pretrain import collect_scripted, pretrain
 
@@ -316,9 +330,6 @@ class Trainer:
         if writer is not None:
             for k, v in stats.items():
                 writer.add_scalar(k, v, 0)
-        entry = self.evaluate()
-        entry["after_pretraining"] = True
-        log_eval(writer, entry)
 
 
 def resume(path: str | Path, overrides: dict | None = None, run_dir=None, log: bool = True) -> Trainer:

@@ -59,3 +59,30 @@ def test_rating_table_orders_scripted_above_random():
         games=50,
     )
     assert set(coop["players"]) == {"random", "scripted"}
+
+
+def test_evaluations_score_games_with_eval_game_config(tmp_path):
+    """Training on a dense reward, evaluating on the real outcome: with stone_reward=10 the seat with
+    more stones 'wins' by returns; eval.game_config puts the win/loss rule back for evaluations."""
+    from training.config import load_config
+    from training.games import evaluation_info
+    from training.trainer import Trainer
+
+    from .helpers import tiny_config
+
+    config = tiny_config(
+        tmp_path / "run", "game_config.stone_reward=10", "eval.game_config.stone_reward=0", "eval.games=60"
+    )
+    trainer = Trainer(config, log=False)
+    entry = trainer.evaluate()
+    real = game_info(TOY, {"stone_reward": 0})
+    dense = game_info(TOY, {"stone_reward": 10})
+    seed = config.seed * 7919
+    assert entry["scripted"] == match(real, trainer.net, "scripted", 60, seed)
+    assert entry["scripted"] != match(dense, trainer.net, "scripted", 60, seed)
+    assert evaluation_info(trainer.info, {}) is trainer.info
+    # options that would change what the policy sees or does are refused, before training starts
+    with pytest.raises(Exception, match="eval.game_config"):
+        Trainer(tiny_config(tmp_path / "bad", "eval.game_config.num_players=3"), log=False)
+    with pytest.raises(Exception, match="eval.game_config must be a mapping"):
+        load_config(None, [f"game={TOY}", "eval.game_config=3"]).validate()

@@ -81,6 +81,7 @@ def test_run_directory_and_same_seed_same_result(tmp_path):
     assert any((run / "tb").iterdir())
     history = json.loads((run / "eval.json").read_text())
     assert len(history) >= 2 and {"random", "scripted"} <= set(history[-1])
+    assert history[0]["decisions"] == 0 and history[0]["iteration"] == 0  # the curve starts at step 0
     # same config and seed -> the same network; another seed -> another network
     again = Trainer(tiny_config(tmp_path / "again", *OPPONENT_MIX, "eval.every=4"), log=False)
     again.train()
@@ -317,6 +318,21 @@ def test_short_training_run_learns_to_beat_random(tmp_path):
     assert before["ci95"][1] < 0.75
     assert after["ci95"][0] > 0.8, after
     assert after["by_team"]["0"]["games"] == after["by_team"]["1"]["games"] == 200
+
+
+def test_cli_evaluate_scores_games_like_the_runs_own_evaluations(tmp_path, capsys):
+    run = tmp_path / "dense"
+    config = tmp_path / "toy.yaml"
+    config.write_text(f"game: {TOY}\nppo:\n  num_envs: 8\n  rollout_steps: 16\nnet:\n  hidden: [16]\n")
+    args = ["game_config.stone_reward=10", "eval.game_config.stone_reward=0", "total_steps=100"]
+    assert main(["train", str(config), f"run_dir={run}", "progress=false", "--no-log", *args]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(run), "--opponents", "scripted", "--games", "30"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["game_config"]["stone_reward"] == 0
+    info = game_info(TOY, {"stone_reward": 0})
+    net = ckpt.build_net(ckpt.read_checkpoint(run))
+    assert out["results"]["vs_scripted"] == match(info, net, "scripted", 30, out["seed"])
 
 
 def test_cli_train_evaluate_rate_and_play(tmp_path, capsys, monkeypatch):

@@ -33,7 +33,7 @@ from envs.core.errors import ConfigError
 from .. import checkpoint as ckpt
 from ..config import TrainConfig
 from ..evaluate import evaluation_entry
-from ..games import game_info
+from ..games import evaluation_info, game_info
 from ..runlog import log_eval, open_writer, progress_bar
 from .compat import backend_state
 from .module import RandomMaskedModule, ScriptedModule, check_net_config
@@ -236,6 +236,7 @@ class RLlibRun:
         self.config = config
         self.rllib = rllib_options(config, rllib)
         self.info = game_info(config.game, config.game_config)
+        evaluation_info(self.info, config.eval.game_config)  # fail now on a bad eval.game_config
         self.run_dir = Path(run_dir) if run_dir is not None else config.resolved_run_dir()
         self.log = log
         checkpoints = self.run_dir / "checkpoints"
