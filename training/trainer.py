@@ -44,9 +44,8 @@ class Trainer:
         self.config = config
         torch.set_num_threads(config.threads)
         self.info = info = game_info(config.game, config.game_config)
-        evaluation_info(
-            info, config.eval.game_config
-        )  # a bad eval.game_config fails now, not at the first eval
+        # a bad eval.game_config fails now, not at the first evaluation
+        evaluation_info(info, config.eval.game_config)
         self.run_dir = Path(run_dir) if run_dir is not None else config.resolved_run_dir()
         self.log = log
         if (

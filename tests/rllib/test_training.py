@@ -59,6 +59,7 @@ def test_short_run_improves_over_random_with_snapshot_opponents(local_ray, tmp_p
         "opponents.pool_size=2",
         "checkpoint_every=3",
         "eval.games=200",
+        "eval.every=1000",
     )
     run = RLlibRun(config, rllib={"num_env_runners": 1}, log=True)
     summary = run.train()
@@ -81,6 +82,8 @@ def test_short_run_improves_over_random_with_snapshot_opponents(local_ray, tmp_p
     ):
         assert (run_dir / name).exists(), name
     assert any((run_dir / "tb").iterdir())
+    history = json.loads((run_dir / "eval.json").read_text())
+    assert [e["decisions"] == 0 for e in history] == [True, False]  # at step 0 and at the end
     info = run.info
     data = ckpt.read_checkpoint(run_dir)
     assert is_rllib_checkpoint(data)
@@ -140,7 +143,8 @@ def test_snapshot_weights_are_copied_from_the_learner_group(local_ray, tmp_path)
         assert not any(k.startswith(("critic", "value_head")) for k in on_runner)  # inference-only copy
         for k in on_runner:
             np.testing.assert_array_equal(on_runner[k], cloned[k])
-        assert run.history[-1]["after_pretraining"] and stats["pretrain/accuracy"] > 0.9
+        assert stats["pretrain/accuracy"] > 0.9
+        run.evaluate()  # reads main's weights back from the learner group into run.net
         # the learner group's main (read back into run.net for that evaluation) plays like the script
         data = collect_scripted(run.info, 50, 999, False)
         with torch.no_grad():

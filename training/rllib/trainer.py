@@ -338,8 +338,6 @@ class RLlibRun:
         stats["pretrain/decisions"] = len(data["action"])
         set_module_weights(self.algo, MAIN, {k: v.detach().numpy() for k, v in net.state_dict().items()})
         self.pretrain_stats = stats
-        entry = self.evaluate()  # from the learner group's weights, as every evaluation
-        entry["after_pretraining"] = True
         return stats
 
     def _loop(self) -> dict:
@@ -348,6 +346,12 @@ class RLlibRun:
         saved.setdefault("backend", "rllib")
         (self.run_dir / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
         writer = open_writer(self.run_dir, self.log)
+        if not self.history and (cfg.eval.every or self.pretrain_stats):  # curves start at step 0
+            entry = self.evaluate()  # from the learner group's weights, as every evaluation
+            if self.pretrain_stats:
+                entry["after_pretraining"] = True
+            log_eval(writer, entry)
+            self._write_eval()
         bar = progress_bar(self.config.progress, self.config.total_steps, 0, f"{self.info.spec.name} (rllib)")
         wall_start = time.perf_counter()
         last_time, last_decisions = wall_start, 0
