@@ -128,10 +128,14 @@ class PretrainConfig:
     epochs: int = 5
     lr: float = 1e-3
     minibatch: int = 512
+    # share of the recorded games in which one team is scripted and the others play at random
+    random_opponents: float = 0.0
 
     def validate(self) -> None:
         if self.games < 0 or self.epochs < 1 or self.minibatch < 1:
             raise ConfigError("pretrain.games must be >= 0, pretrain.epochs and pretrain.minibatch >= 1")
+        if not 0 <= self.random_opponents <= 1:
+            raise ConfigError(f"pretrain.random_opponents must be in [0, 1], got {self.random_opponents}")
 
 
 @dataclass

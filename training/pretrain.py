@@ -14,17 +14,27 @@ import torch
 from .runner import chain_layout
 
 
-def collect_scripted(info, games: int, seed: int, uses_state: bool) -> dict[str, np.ndarray]:
+def collect_scripted(
+    info, games: int, seed: int, uses_state: bool, random_share: float = 0.0
+) -> dict[str, np.ndarray]:
+    """Record the scripted players' decisions. In a `random_share` of the games one team (a random
+    seat where there are no teams) is scripted and every other seat plays at random, unrecorded, so
+    the clone also sees the positions it will meet against weaker play."""
     rng = np.random.default_rng(seed)
     obs, masks, actions, seats, chains, ret_before, states, finals = [], [], [], [], [], [], [], []
     for j in range(games):
         game = info.new_game(int(rng.integers(2**63)))
         policies = [info.scripted(s) for s in range(info.num_players)]
+        scripted = _scripted_seats(info, game, rng, random_share)
         first = len(actions)
         while not game.is_terminal():
             p = game.current_player()
-            o = game.observation(p)
             m = game.legal_action_mask().copy()
+            if not scripted[p]:
+                legal = np.flatnonzero(m)
+                game.apply_action(int(legal[rng.integers(len(legal))]))
+                continue
+            o = game.observation(p)
             a = int(policies[p](o, m))
             obs.append(o)
             masks.append(m)
@@ -54,6 +64,15 @@ def collect_scripted(info, games: int, seed: int, uses_state: bool) -> dict[str,
         "start": start,
         "state": np.asarray(states, np.float32) if uses_state else np.zeros((n, 0), np.float32),
     }
+
+
+def _scripted_seats(info, game, rng: np.random.Generator, random_share: float) -> list[bool]:
+    teams = info.teams_of(game)
+    # no draw at all when the share is 0, so such runs replay exactly as before the option existed
+    if random_share <= 0 or len(set(teams)) == 1 or rng.random() >= random_share:
+        return [True] * len(teams)
+    side = teams[int(rng.integers(len(teams)))]
+    return [t == side for t in teams]
 
 
 def pretrain(net, data: dict, cfg, reward_scale: float, rng: np.random.Generator) -> dict[str, float]:

@@ -319,7 +319,11 @@ class Trainer:
         if self.info.spec.scripted_policy is None:
             raise ConfigError(f"pretrain.games needs a scripted baseline; {self.info.spec.name} has none")
         data = collect_scripted(
-            self.info, self.config.pretrain.games, self.config.seed + 12345, self.net.uses_state
+            self.info,
+            self.config.pretrain.games,
+            self.config.seed + 12345,
+            self.net.uses_state,
+            self.config.pretrain.random_opponents,
         )
         self.net.train()
         stats = pretrain(self.net, data, self.config.pretrain, self.config.ppo.reward_scale, self.rng)

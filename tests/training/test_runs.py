@@ -274,6 +274,33 @@ def test_pretraining_imitates_the_scripted_baseline(tmp_path):
     assert agree > 0.9
 
 
+def test_pretraining_data_against_random_opponents_records_only_the_scripted_team():
+    from training.pretrain import collect_scripted
+
+    info = game_info(TOY, {"num_players": 4, "teams": True})
+    games = 40
+    mixed = collect_scripted(info, games, seed=3, uses_state=False, random_share=1.0)
+    scripted = info.scripted(0)
+    assert all(scripted(o, m) == a for o, m, a in zip(mixed["obs"], mixed["mask"], mixed["action"]))
+    # every game recorded exactly one team's two seats (teams are seats 0,2 and 1,3)
+    per_game: dict = {}
+    for chain in mixed["chain"]:
+        per_game.setdefault(int(chain) // 4, set()).add(int(chain) % 4)
+    assert len(per_game) == games and {frozenset(v) for v in per_game.values()} <= {
+        frozenset({0, 2}),
+        frozenset({1, 3}),
+    }
+    # with no random share every seat of every game is recorded, as before the option existed
+    full = collect_scripted(info, games, seed=3, uses_state=False)
+    assert {int(c) % 4 for c in full["chain"]} == {0, 1, 2, 3} and len(full["action"]) > len(mixed["action"])
+    # a cooperative game has no other side to hand to random players
+    coop = game_info(TOY, {"num_players": 3, "cooperative": True})
+    alone = collect_scripted(coop, 10, seed=3, uses_state=False, random_share=1.0)
+    assert {int(c) % 3 for c in alone["chain"]} == {0, 1, 2}
+    with pytest.raises(ConfigError, match="random_opponents"):
+        load_config(None, [f"game={TOY}", "pretrain.random_opponents=1.5"]).validate()
+
+
 def test_opponent_pool_weights_and_pfsp(tmp_path):
     trainer = Trainer(
         tiny_config(tmp_path / "p", "opponents.self_play=0", "opponents.snapshot=1", "opponents.pfsp=hard"),

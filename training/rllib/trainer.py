@@ -332,7 +332,9 @@ class RLlibRun:
         if self.info.spec.scripted_policy is None:
             raise ConfigError(f"pretrain.games needs a scripted baseline; {self.info.spec.name} has none")
         net = self.sync_net()
-        data = collect_scripted(self.info, cfg.pretrain.games, cfg.seed + 12345, False)
+        data = collect_scripted(
+            self.info, cfg.pretrain.games, cfg.seed + 12345, False, cfg.pretrain.random_opponents
+        )
         net.train()
         stats = pretrain(net, data, cfg.pretrain, cfg.ppo.reward_scale, np.random.default_rng([cfg.seed, 1]))
         stats["pretrain/decisions"] = len(data["action"])
