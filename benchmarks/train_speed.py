@@ -38,7 +38,7 @@ def ours(
     minibatch: int,
     players: int,
     seed: int = 0,
-) -> float:
+) -> dict:
     from training.config import load_config
     from training.trainer import Trainer
 
@@ -111,7 +111,7 @@ def engine_alone(game: str, game_config: dict, steps: int, seed: int = 0) -> dic
 
 def maskable(
     game: str, game_config: dict, envs: int, rollout_decisions: int, steps: int, minibatch: int, seed: int = 0
-) -> float:
+) -> dict:
     import gymnasium
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
