@@ -86,29 +86,18 @@ def cmd_evaluate(args) -> int:
         "seats_rotated": True,
         "results": {},
     }
+    metrics = info.spec.extra.get("metrics")
+
+    def team(player):  # a cooperative game: the player in every seat
+        return match(info, player, player, args.games, args.seed, greedy=args.greedy, metrics=metrics)
+
     for text in opponents:
         oname, opponent, _ = _load_player(text, info, game)
         players[oname] = opponent
         if info.cooperative:
             if f"team_{name}" not in out["results"]:
-                out["results"][f"team_{name}"] = match(
-                    info,
-                    agent,
-                    agent,
-                    args.games,
-                    args.seed,
-                    greedy=args.greedy,
-                    metrics=info.spec.extra.get("metrics"),
-                )
-            out["results"][f"team_{oname}"] = match(
-                info,
-                opponent,
-                opponent,
-                args.games,
-                args.seed,
-                greedy=args.greedy,
-                metrics=info.spec.extra.get("metrics"),
-            )
+                out["results"][f"team_{name}"] = team(agent)
+            out["results"][f"team_{oname}"] = team(opponent)
         else:
             out["results"][f"vs_{oname}"] = match(
                 info, agent, opponent, args.games, args.seed, greedy=args.greedy

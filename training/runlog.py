@@ -1,8 +1,9 @@
 """What both trainers (native and RLlib) show a person: TensorBoard writers, evaluation scalars, the
-progress bar."""
+evaluation history with its learning curve, the progress bar."""
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -27,6 +28,19 @@ def log_eval(writer, entry: dict) -> None:
         if isinstance(result, dict):
             writer.add_scalar(f"eval/{name}_win_rate", result["win_rate"], entry["decisions"])
             writer.add_scalar(f"eval/{name}_mean_return", result["mean_return"], entry["decisions"])
+
+
+def write_history(run_dir: Path, history: list[dict], game: str, curve: bool = True) -> None:
+    """eval.json (every evaluation) and, when `curve`, curve.png; a failed plot only warns."""
+    (run_dir / "eval.json").write_text(json.dumps(history, indent=1))
+    if not curve:
+        return
+    try:
+        from .plot import plot_curve
+
+        plot_curve(history, run_dir / "curve.png", game)
+    except Exception as exc:  # plotting must never stop a run
+        warnings.warn(f"could not draw the learning curve: {exc}", stacklevel=3)
 
 
 def progress_bar(show: bool, total: int, initial: int, desc: str):

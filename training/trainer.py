@@ -26,7 +26,7 @@ from .games import evaluation_info, game_info, team_outcomes
 from .nets import PolicyNet
 from .pool import OpponentPool
 from .ppo import ppo_update
-from .runlog import log_eval, open_writer, progress_bar
+from .runlog import log_eval, open_writer, progress_bar, write_history
 from .runner import Runner
 
 
@@ -216,17 +216,11 @@ class Trainer:
         return entry
 
     def _write_eval(self, final: bool = False) -> None:
-        (self.run_dir / "eval.json").write_text(json.dumps(self.history, indent=1))
         # the curve costs about a second to draw: at the end, and at most every 5 minutes before
-        if not final and time.perf_counter() - self._last_plot < 300:
-            return
-        self._last_plot = time.perf_counter()
-        try:
-            from .plot import plot_curve
-
-            plot_curve(self.history, self.run_dir / "curve.png", self.config.game)
-        except Exception as exc:  # plotting must never stop a run
-            warnings.warn(f"could not draw the learning curve: {exc}", stacklevel=2)
+        curve = final or time.perf_counter() - self._last_plot >= 300
+        if curve:
+            self._last_plot = time.perf_counter()
+        write_history(self.run_dir, self.history, self.config.game, curve)
 
     # ----- the loop ---------------------------------------------------------------------------
     def train(self) -> dict:

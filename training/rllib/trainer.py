@@ -34,7 +34,7 @@ from .. import checkpoint as ckpt
 from ..config import TrainConfig
 from ..evaluate import evaluation_entry
 from ..games import evaluation_info, game_info
-from ..runlog import log_eval, open_writer, progress_bar
+from ..runlog import log_eval, open_writer, progress_bar, write_history
 from .compat import backend_state
 from .module import RandomMaskedModule, ScriptedModule, check_net_config
 from .options import RLlibConfig
@@ -293,13 +293,7 @@ class RLlibRun:
         )
 
     def _write_eval(self) -> None:
-        (self.run_dir / "eval.json").write_text(json.dumps(self.history, indent=1))
-        try:
-            from ..plot import plot_curve
-
-            plot_curve(self.history, self.run_dir / "curve.png", self.config.game)
-        except Exception as exc:  # plotting must never stop a run
-            warnings.warn(f"could not draw the learning curve: {exc}", stacklevel=2)
+        write_history(self.run_dir, self.history, self.config.game)
 
     # ----- the loop ---------------------------------------------------------------------------
     def train(self) -> dict:
