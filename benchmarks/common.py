@@ -38,15 +38,33 @@ def decisions_per_second(play_one: Callable[[int], int], min_seconds: float = 3.
 
 
 def aec_random_play(make_env) -> Callable[[int], int]:
-    """A seeded random-play episode through any PettingZoo AEC env using its action masks."""
+    """Random-play episodes through any PettingZoo AEC env using its action masks, seeded as a
+    training loop seeds an env: once, at the first reset. (Reseeding PettingZoo's rlcard games on every
+    reset rebuilds their rlcard environment, which halves leduc_holdem_v4's speed: no user pays that.)"""
     env = make_env()
     rng = np.random.default_rng(0)
+    seeded = [False]
 
     def play(seed: int) -> int:
-        env.reset(seed=seed)
+        if seeded[0]:
+            env.reset()
+        else:
+            env.reset(seed=seed)
+            seeded[0] = True
         return play_random_episode(env, rng)
 
     return play
+
+
+def interleaved_medians(players: dict[str, Callable[[int], int]], seconds: float, rounds: int) -> dict:
+    """Decisions per second of each player: `rounds` rounds of `seconds` each, the players interleaved
+    within every round (so a slow spell of a shared machine hits all of them), as median, min, max."""
+    samples: dict[str, list[float]] = {name: [] for name in players}
+    names = list(players)
+    for r in range(rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:  # rotate who goes first
+            samples[name].append(decisions_per_second(players[name], seconds))
+    return {name: (float(np.median(v)), min(v), max(v)) for name, v in samples.items()}
 
 
 def engine_random_play(spec, config: dict) -> Callable[[int], int]:

@@ -35,7 +35,10 @@ def _register_gym_ids() -> None:
         gym_id = f"tabletop/{title}-v0"
         if gym_id not in gymnasium.registry:
             gymnasium.register(
-                id=gym_id, entry_point="envs.core.gym_env:SingleSeatEnv", kwargs={"game": name}
+                id=gym_id,
+                entry_point="envs.core.gym_env:SingleSeatEnv",
+                kwargs={"game": name},
+                max_episode_steps=spec(name).max_episode_steps,
             )
 
 

@@ -9,19 +9,12 @@ implemented are in envs/artifacts/RULES.md.
 from __future__ import annotations
 
 from envs.artifacts.baseline import scripted_policy
-from envs.artifacts.data import ROLE_SIDE, role_chart
 from envs.artifacts.rules import Artifacts
 from envs.core import GameSpec
 from envs.core.docs import game_section
 from envs.core.face import make_faces
 
 raw_env, env = make_faces(Artifacts)
-
-
-def _teams(config) -> list[int]:
-    """The two sides of the role chart (0 Academics, 1 Looters), in chart order: which seat holds which
-    side is secret and dealt per game; the engine's `team_of(seat)` gives a game's actual sides."""
-    return [ROLE_SIDE[r] for r in role_chart(config.num_players, config.preference)]
 
 
 SPEC = GameSpec(
@@ -40,7 +33,6 @@ SPEC = GameSpec(
     benchmark_config={"num_players": 10},
     extra={"benchmark_configs": [{"num_players": 10}, {"num_players": 7}, {"num_players": 5}]},
     scripted_policy=scripted_policy,
-    teams=_teams,
     players_doc="5–10 in two secret sides, Academics and Looters (2 Looters at 5–6, 3 at 7–9, 4 at 10). "
     "Options: `preference` (role chart: `basic`, `standard`, `full`), `site` (`none`, `china`, `spain`, "
     "`greece`), `sold_start` (2 pieces in Sold at set-up), `talk` (cheap-talk steps before elections). "

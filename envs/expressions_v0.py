@@ -25,7 +25,6 @@ SPEC = GameSpec(
     ),
     benchmark_config={"num_players": 4},
     scripted_policy=lambda config, seat=0: ScriptedExpressionsPolicy(config),
-    teams=lambda config: [0] * config.num_players,
     players_doc="2–5, all on one team (cooperative). Modes `normal`, `hard` (2 timer cards a round), "
     "`easy` (one more round after the last flip). The first player is random.",
     reward_doc="the same for every player at the end: +1 if Harmony holds more cards than Agony, else −1 "

@@ -2,21 +2,39 @@
 rollouts over the engine contract, MLP and GRU policies, an optional centralized critic, an opponent
 pool (snapshots, scripted, random; weights and PFSP), evaluation with Wilson intervals and ratings.
 
-    python -m training train configs/expressions.yaml [key=value ...]
+    python -m training train expressions [key=value ...]     # the packaged default config
     python -m training evaluate runs/expressions-seed0 --opponents random,scripted --games 1000
     python -m training play runs/expressions-seed0
+    python -m training export runs/expressions-seed0 policy.pt   # TorchScript, for torch alone
+
+    policy = training.load_policy("runs/expressions-seed0")  # policy(observation, action_mask) -> int
 """
 
+try:  # the games (envs) need no torch; training does: say which extra brings it
+    import torch  # noqa: F401
+    import yaml  # noqa: F401
+except ImportError as exc:
+    raise ImportError(
+        f"the training package needs {exc.name or 'torch'}, which is not installed: "
+        'pip install "tabletop-rl[train]"'
+    ) from exc
+
 from .checkpoint import CheckpointError
+from .cli import default_config
 from .config import TrainConfig, load_config
 from .evaluate import match, rating_table, wilson
+from .policy import Policy, export_policy, load_policy
 from .trainer import Trainer, resume
 
 __all__ = [
     "CheckpointError",
+    "Policy",
     "TrainConfig",
     "Trainer",
+    "default_config",
+    "export_policy",
     "load_config",
+    "load_policy",
     "match",
     "rating_table",
     "resume",

@@ -1,4 +1,4 @@
-"""`python -m training train | evaluate | rate | play` - see each command's --help."""
+"""`python -m training train | evaluate | rate | play | export` - see each command's --help."""
 
 from __future__ import annotations
 
@@ -16,6 +16,33 @@ from . import checkpoint as ckpt
 from .config import load_config
 from .evaluate import match, rating_table
 from .games import evaluation_info, game_info
+
+# the default configs: inside the installed package (configs/ is packaged as training/configs), or
+# the configs/ folder of a source checkout
+CONFIG_DIRS = (
+    Path(__file__).resolve().parent / "configs",
+    Path(__file__).resolve().parent.parent / "configs",
+)
+
+
+def default_config(game: str) -> Path:
+    """The default training config of a game ("exposed" -> configs/exposed.yaml), from any folder."""
+    for folder in CONFIG_DIRS:
+        path = folder / f"{game}.yaml"
+        if path.is_file():
+            return path
+    known = sorted({p.stem for folder in CONFIG_DIRS if folder.is_dir() for p in folder.glob("*.yaml")})
+    raise ConfigError(f"no config file {game!r} and no default config for a game {game!r}; defaults: {known}")
+
+
+def config_file(text: str) -> Path:
+    """A config file path as given, else the default config of the game named `text`."""
+    path = Path(text)
+    if path.is_file():
+        return path
+    if path.suffix in (".yaml", ".yml") or len(path.parts) > 1:
+        raise ConfigError(f"config file {text!r} does not exist")
+    return default_config(text)
 
 
 def _load_player(text: str, info=None, game: str | None = None):
@@ -46,8 +73,8 @@ def cmd_train(args) -> int:
         trainer = resume(args.resume, extra, log=not args.no_log)
     else:
         if config_path is None:
-            raise ConfigError("give a config file (configs/<game>.yaml) or --resume RUN_DIR")
-        config = load_config(config_path, overrides)
+            raise ConfigError("give a game name, a config file (configs/<game>.yaml) or --resume RUN_DIR")
+        config = load_config(config_file(config_path), overrides)
         if config.backend == "rllib":
             try:
                 from .rllib import train as rllib_train
@@ -137,7 +164,7 @@ def cmd_play(args) -> int:
     humans = set(range(info.num_players)) if info.cooperative and args.all_seats else {seat}
     hidden = {p: torch.zeros(1, net.hidden_size) for p in range(info.num_players)}
     print(f"{info.spec.title}: you play seat {seat}; the trained agent plays the others. 'q' quits.")
-    while not game.is_terminal():
+    while not (game.is_terminal() or game.is_truncated()):  # stop at the length limit too
         p = game.current_player()
         mask = game.legal_action_mask()
         if p in humans:
@@ -166,7 +193,22 @@ def cmd_play(args) -> int:
             print(f"seat {p} plays: {game.action_to_string(action)}")
         game.apply_action(action)
     print("\n" + game.to_string())
+    if game.is_truncated():
+        print(
+            f"the game was cut at the limit of {game.num_decisions} decisions (max_decisions): "
+            "truncated, no result; evaluations score it as a draw"
+        )
     print("returns:", {s: float(r) for s, r in enumerate(game.returns())})
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .policy import export_policy, load_policy
+
+    policy = load_policy(args.checkpoint)
+    out = export_policy(policy, args.output)
+    kind = f"GRU, hidden_size={policy.net.hidden_size}" if policy.recurrent else "MLP"
+    print(f"wrote {out}: {policy.game} ({kind}); load it with torch.jit.load({str(out)!r})")
     return 0
 
 
@@ -175,7 +217,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train", help="train a policy by PPO self-play")
-    t.add_argument("config", nargs="?", help="configs/<game>.yaml")
+    t.add_argument(
+        "config",
+        nargs="?",
+        help="a game name (its packaged default config) or a config file (configs/<game>.yaml)",
+    )
     t.add_argument("overrides", nargs="*", help="key=value overrides, e.g. ppo.lr=1e-3 seed=3")
     t.add_argument("--resume", help="checkpoint or run directory to continue")
     t.add_argument("--overwrite", action="store_true", help="replace an existing run directory")
@@ -208,7 +254,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--greedy", action="store_true")
     p.add_argument("--all-seats", action="store_true", help="cooperative games: you play every seat")
     p.set_defaults(func=cmd_play)
+
+    x = sub.add_parser(
+        "export",
+        help="write a policy as TorchScript, for torch.jit.load without this package",
+        description=EXPORT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    x.add_argument("checkpoint", help="a run directory (its latest checkpoint) or a checkpoint file")
+    x.add_argument("output", help="the TorchScript file to write, e.g. policy.pt")
+    x.set_defaults(func=cmd_export)
     return parser
+
+
+EXPORT_HELP = """Write the policy of a run or checkpoint as a TorchScript module; load it with torch alone:
+
+    net = torch.jit.load("policy.pt")
+    logits, hidden = net(observation, action_mask, hidden)   # hidden: None at the start of a game
+    action = int(logits.argmax(-1))                          # greedy; or sample from the logits
+
+observation: float [obs_dim] or [batch, obs_dim]; action_mask: bool or 0/1, [num_actions] or
+[batch, num_actions]; logits: masked (illegal actions at -1e9); hidden: the recurrent state to pass
+back at the same seat's next decision (GRU networks; an empty tensor for MLPs). Attributes: obs_dim,
+num_actions, recurrent, hidden_size, game, game_config (JSON)."""
 
 
 def main(argv: list[str] | None = None) -> int:

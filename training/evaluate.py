@@ -1,6 +1,9 @@
 """Evaluation a researcher can check: many games, seats rotated, Wilson intervals, a rating table.
 
-A player is "random", "scripted", or a trained network (a checkpoint). In `match(A, B)` game j gives
+A player is "random", "scripted", a trained network (a PolicyNet, or `load_policy(checkpoint)`), or any
+callable `policy(observation, action_mask) -> int` (the policy protocol of the envs' `opponents=`: its
+optional `for_seat(seat)` gives each seat of each game its own copy, `reset()` is called when a game
+starts). In `match(A, B)` game j gives
 A the team j mod (number of teams) - so A sits in every seat equally often - and B every other seat;
 the engine also draws the starting seat at random. Cooperative games (one team) have no opponent: A
 plays every seat and the team's win rate and mean return are reported.
@@ -15,7 +18,8 @@ import numpy as np
 import torch
 
 from .actors import NetActor, RandomActor, ScriptedActor
-from .games import evaluation_info, team_outcomes
+from .games import evaluation_info, final_outcomes
+from .policy import CallableActor, Policy
 from .runner import Runner
 
 
@@ -31,7 +35,7 @@ def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]
 
 
 def make_actor(player, info, greedy: bool = False):
-    """ "random", "scripted", a PolicyNet, or an actor object."""
+    """ "random", "scripted", a PolicyNet, a loaded Policy, an actor object, or any policy callable."""
     if isinstance(player, str):
         if player == "random":
             return RandomActor()
@@ -40,7 +44,18 @@ def make_actor(player, info, greedy: bool = False):
         raise ValueError(f"unknown player {player!r}: use 'random', 'scripted' or a checkpoint")
     if isinstance(player, torch.nn.Module):
         return NetActor(player, greedy=greedy)
-    return player
+    if isinstance(player, Policy):  # batched: one forward pass for all games; its own greedy setting
+        if (player.net.obs_dim, player.net.num_actions) != (info.obs_dim, info.num_actions):
+            raise ValueError(f"{player!r} was trained on another game or configuration: {player.game_config}")
+        return NetActor(player.net, greedy=player.greedy)
+    if getattr(player, "kind", None) in ("net", "scripted", "random"):
+        return player
+    if callable(player):
+        return CallableActor(player)
+    raise TypeError(
+        f"a player is 'random', 'scripted', a network or a callable policy(observation, action_mask) "
+        f"-> int; got {player!r}"
+    )
 
 
 def match(
@@ -72,10 +87,10 @@ def match(
     def on_episode(slot, meta, game):
         j, team, teams = meta
         ret = np.asarray(game.returns(), float)
-        outcome = team_outcomes(ret, teams)[team]
+        outcome = final_outcomes(game, teams)[team]  # a game cut at its length limit is a draw
         seats = [s for s, t in enumerate(teams) if t == team]
         extra = metrics(game) if metrics is not None else {}
-        results[j] = (outcome, float(ret[seats].mean()), team, extra)
+        results[j] = (outcome, float(ret[seats].mean()), team, extra, game.is_truncated())
 
     runner = Runner(info, min(num_envs, games), np.random.default_rng(seed), actors, assign, on_episode)
     with torch.no_grad():
@@ -86,7 +101,8 @@ def match(
 def summarize(results: list, info) -> dict:
     outcomes = np.array([r[0] for r in results])
     n = len(outcomes)
-    wins, ties = int((outcomes == 1).sum()), int((outcomes == 0.5).sum())
+    # a tie is a shared first place (1/k of a win), a truncated game's draw among the teams included
+    wins, ties = int((outcomes == 1).sum()), int(((outcomes > 0) & (outcomes < 1)).sum())
     score = float(outcomes.sum())
     lo, hi = wilson(score, n)
     out = {
@@ -97,6 +113,7 @@ def summarize(results: list, info) -> dict:
         "win_rate": round(score / n, 4) if n else 0.0,
         "ci95": [round(lo, 4), round(hi, 4)],
         "mean_return": round(float(np.mean([r[1] for r in results])), 4) if n else 0.0,
+        "truncated": sum(bool(r[4]) for r in results),  # games cut at the length limit (scored as draws)
     }
     if not info.cooperative:
         by_team = {}

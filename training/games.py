@@ -1,4 +1,10 @@
-"""The game a run trains on, seen only through the engine contract and its GameSpec."""
+"""The game a run trains on, seen only through the engine contract and its GameSpec.
+
+Teams come from the game itself: `game.teams()` per game (secret deals included, read by the referee to
+seat and score the players, never shown to a policy) and `game.game_type()` (utility, team kind, return
+bounds, the length limit `max_decisions`). Team ids are the game's own (Artifacts' 0 Academics and
+1 Looters mean the same side in every game); nothing renumbers them.
+"""
 
 from __future__ import annotations
 
@@ -43,7 +49,8 @@ class GameInfo:
     num_actions: int
     obs_dim: int
     state_dim: int
-    teams: list[int]  # team index per seat
+    teams: list[int]  # team id per seat of a probe game: the fixed teams, or one deal of secret sides
+    game_type: Any = None  # envs.core.game.GameType of this configuration
 
     @property
     def num_teams(self) -> int:
@@ -53,20 +60,23 @@ class GameInfo:
     def cooperative(self) -> bool:
         return self.num_teams == 1
 
-    def seats_of(self, team: int) -> list[int]:
-        return [s for s, t in enumerate(self.teams) if t == team]
+    @property
+    def secret_teams(self) -> bool:
+        """Sides are dealt per game: read them with `teams_of(game)`, never from `teams`."""
+        return self.game_type is not None and self.game_type.teams == "secret"
+
+    @property
+    def max_decisions(self) -> int | None:
+        """Past this many decisions a game is cut (truncated), see `Game.is_truncated`."""
+        return self.game_type.max_decisions if self.game_type is not None else None
 
     def new_game(self, seed: int):
         return self.spec.game_class(self.config, np.random.default_rng(seed))
 
     def teams_of(self, game) -> list[int]:
-        """Team per seat of this game: the game's own `team_of(seat)` where it has one (secret sides
-        dealt at set-up, read by the referee to seat the players, never shown to a policy), else the
-        GameSpec teams."""
-        team_of = getattr(game, "team_of", None)
-        if callable(team_of):
-            return [int(team_of(s)) for s in range(self.num_players)]
-        return self.teams
+        """Team per seat of this game: `game.teams()` (secret sides as dealt at set-up, read by the
+        referee to seat and score the players, never shown to a policy)."""
+        return _teams(game, self.spec.name)
 
     def scripted(self, seat: int):
         if self.spec.scripted_policy is None:
@@ -81,23 +91,24 @@ def game_info(game: str, game_config: dict) -> GameInfo:
 def spec_info(spec, game_config: dict) -> GameInfo:
     config = build_config(spec.game_class.config_class, dict(game_config))
     probe = spec.game_class(config, np.random.default_rng(0))
-    n = probe.num_players
-    teams = list(spec.teams(config)) if spec.teams is not None else list(range(n))
-    if len(teams) != n:
-        raise ConfigError(f"{spec.name}: teams() gave {len(teams)} entries for {n} players")
-    # renumber teams 0..k-1 in order of first appearance
-    order: dict[int, int] = {}
-    teams = [order.setdefault(t, len(order)) for t in teams]
     return GameInfo(
         spec=spec,
         config=config,
         game_config=dict(game_config),
-        num_players=n,
+        num_players=probe.num_players,
         num_actions=probe.num_actions,
         obs_dim=probe.observation_layout.size,
         state_dim=probe.state_layout.size,
-        teams=teams,
+        teams=_teams(probe, spec.name),
+        game_type=probe.game_type(),
     )
+
+
+def _teams(game, name: str) -> list[int]:
+    teams = [int(t) for t in game.teams()]
+    if len(teams) != game.num_players:
+        raise ConfigError(f"{name}: teams() gave {len(teams)} entries for {game.num_players} players")
+    return teams
 
 
 def team_outcomes(returns: np.ndarray, teams: list[int]) -> dict[int, float]:
@@ -115,6 +126,15 @@ def team_outcomes(returns: np.ndarray, teams: list[int]) -> dict[int, float]:
     best = max(scores.values())
     top = [t for t in ids if scores[t] == best]
     return {t: (1.0 / len(top) if t in top else 0.0) for t in ids}
+
+
+def final_outcomes(game, teams: list[int]) -> dict[int, float]:
+    """`team_outcomes` of a game that is over. A game cut at its length limit (`game.is_truncated()`)
+    has no result: it is scored as a draw among the teams (every team the same score), never as a
+    loss, whatever the returns so far."""
+    if game.is_truncated():
+        return team_outcomes(np.zeros(len(teams)), teams)
+    return team_outcomes(np.asarray(game.returns(), float), teams)
 
 
 def evaluation_info(info: GameInfo, eval_game_config: dict) -> GameInfo:

@@ -27,7 +27,7 @@ def collect_scripted(
         policies = [info.scripted(s) for s in range(info.num_players)]
         scripted = _scripted_seats(info, game, rng, random_share)
         first = len(actions)
-        while not game.is_terminal():
+        while not (game.is_terminal() or game.is_truncated()):  # a cut game ends at the limit
             p = game.current_player()
             m = game.legal_action_mask().copy()
             if not scripted[p]:

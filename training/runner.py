@@ -10,6 +10,10 @@ A pending decision at the end of a rollout is carried into the next rollout (its
 value stay those of the policy that acted), so every reward lands on the decision that earned it and
 no value bootstrap from a non-decision state is needed. GAE then runs over each seat's own chain of
 decisions (chain = game slot x seat), see `compute_gae`.
+
+Truncation: a game that reaches its length limit without ending (`game.is_truncated()`) is stopped.
+Its pending decisions are not losses and not terminal zeros: each is marked `truncated` and
+bootstrapped from the learner critic's value of its seat's observation at the cut (`boot`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
 from .actors import RandomActor
 
@@ -35,6 +40,8 @@ class Buffer:
         "value",
         "reward",
         "done",
+        "truncated",
+        "boot",
         "start",
         "chain",
         "hbefore",
@@ -49,7 +56,9 @@ class Buffer:
         self.logp = np.zeros(capacity, np.float32)
         self.value = np.zeros(capacity, np.float32)
         self.reward = np.zeros(capacity, np.float32)
-        self.done = np.zeros(capacity, bool)
+        self.done = np.zeros(capacity, bool)  # the seat's last decision in its game (ended or cut)
+        self.truncated = np.zeros(capacity, bool)  # ... and the game was cut at its length limit
+        self.boot = np.zeros(capacity, np.float32)  # then: the critic's value of the seat at the cut
         self.start = np.zeros(capacity, bool)
         self.chain = np.zeros(capacity, np.int64)
         self.hbefore = np.zeros((capacity, hidden), np.float32)
@@ -61,8 +70,8 @@ class Buffer:
     def put(self, data: dict[str, np.ndarray]) -> np.ndarray:
         k = len(data["action"])
         rows = np.arange(self.n, self.n + k)
-        for f in self.FIELDS:
-            getattr(self, f)[rows] = data[f]
+        for f in self.FIELDS:  # (decisions carried in older checkpoints lack the newer fields)
+            getattr(self, f)[rows] = data.get(f, 0)
         self.n += k
         return rows
 
@@ -79,6 +88,8 @@ class Batch:
     value: np.ndarray
     reward: np.ndarray
     done: np.ndarray
+    truncated: np.ndarray
+    boot: np.ndarray
     start: np.ndarray
     chain: np.ndarray
     hbefore: np.ndarray
@@ -105,15 +116,19 @@ def chain_layout(chain: np.ndarray) -> np.ndarray:
     return layout
 
 
-def compute_gae(chain, reward, value, done, gamma: float, lam: float):
+def compute_gae(chain, reward, value, done, gamma: float, lam: float, truncated=None, boot=None):
     """GAE over each seat's own decisions.
 
     Row i's successor is the next row of the same chain. delta_i = r_i + gamma * V(succ) * (not done_i)
-    - V_i, A_i = delta_i + gamma * lam * (not done_i) * A_succ. A row that is not done and has no
+    - V_i, A_i = delta_i + gamma * lam * (not done_i) * A_succ. A done row that is also `truncated`
+    (its game was cut at the length limit) bootstraps: delta_i = r_i + gamma * boot_i - V_i, with
+    boot_i the value of the seat's state at the cut. A row that is not done and has no
     successor is still pending (its outcome is not known yet): it gets advantage 0, is not
     trainable, and is not used as a successor. Returns (advantage, returns, trainable, layout).
     """
     n = len(chain)
+    if truncated is not None:
+        reward = np.where(truncated, reward + gamma * np.asarray(boot, np.float64), reward)
     layout = chain_layout(np.asarray(chain))
     adv = np.zeros(n, np.float32)
     trainable = np.zeros(n, bool)
@@ -229,15 +244,33 @@ class Runner:
                 actor.new_episode(i, [s for s, k in enumerate(keys) if k == key])
         self.cur[i] = game.current_player()
 
-    def _end_episode(self, i: int) -> None:
+    def _end_episode(self, i: int, truncated: bool = False) -> None:
         game = self.games[i]
         if self.record:
-            for q in np.flatnonzero(self.pend[i] >= 0):
-                self.buf.done[self.pend[i, q]] = True
+            seats = np.flatnonzero(self.pend[i] >= 0)
+            rows = self.pend[i, seats]
+            self.buf.done[rows] = True
+            if truncated and len(rows):
+                self.buf.truncated[rows] = True
+                self.buf.boot[rows] = self._values_at_cut(i, seats)
             self.pend[i] = -1
         if self.on_episode is not None:
             self.on_episode(i, self.meta[i], game)
         self._new_episode(i)
+
+    def _values_at_cut(self, i: int, seats: np.ndarray) -> np.ndarray:
+        """The learner critic's value of each of `seats` in game i as it stands (no sampling, so the
+        runner's random streams stay as they are)."""
+        g, net = self.games[i], self.actors[self.learner_key].net
+        obs = torch.from_numpy(np.stack([g.observation(int(q)) for q in seats]).astype(np.float32))
+        mask = torch.ones((len(seats), self.info.num_actions), dtype=torch.bool)  # (the actor's, unused)
+        hidden = torch.from_numpy(self._hidden(self.learner_key)[i, seats]) if net.recurrent else None
+        state = None
+        if net.uses_state:
+            state = torch.from_numpy(np.repeat(g.state_tensor()[None].astype(np.float32), len(seats), 0))
+        with torch.no_grad():
+            _, value, _ = net.step(obs, mask, hidden, state, True)
+        return value.numpy()
 
     # ----- stepping ---------------------------------------------------------------------------
     def step(self) -> None:
@@ -287,6 +320,8 @@ class Runner:
                         self.buf.reward[pend[q]] += delta[q] * self.reward_scale
         if g.is_terminal():
             self._end_episode(i)
+        elif g.is_truncated():  # cut at the length limit: stop here (the engine would play on)
+            self._end_episode(i, truncated=True)
         else:
             self.cur[i] = g.current_player()
 
@@ -349,7 +384,14 @@ class Runner:
             self.step()
         n = buf.n
         adv, ret, trainable, layout = compute_gae(
-            buf.chain[:n], buf.reward[:n], buf.value[:n], buf.done[:n], gamma, lam
+            buf.chain[:n],
+            buf.reward[:n],
+            buf.value[:n],
+            buf.done[:n],
+            gamma,
+            lam,
+            buf.truncated[:n],
+            buf.boot[:n],
         )
         batch = Batch(
             **{f: getattr(buf, f)[:n].copy() for f in Buffer.FIELDS},

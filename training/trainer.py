@@ -22,7 +22,7 @@ from . import checkpoint as ckpt
 from .actors import NetActor, RandomActor, ScriptedActor
 from .config import TrainConfig, from_dict
 from .evaluate import evaluation_entry
-from .games import evaluation_info, game_info, team_outcomes
+from .games import evaluation_info, final_outcomes, game_info
 from .nets import PolicyNet
 from .pool import OpponentPool
 from .ppo import ppo_update
@@ -87,6 +87,7 @@ class Trainer:
         self.history: list[dict] = []  # evaluations
         self.live: dict[str, deque] = {}
         self.episode_returns: deque = deque(maxlen=500)
+        self.episode_truncated: deque = deque(maxlen=500)  # 1 for a game cut at its length limit
         self.episodes = 0
         self.wall = 0.0
         self._last_plot = time.perf_counter()
@@ -114,7 +115,8 @@ class Trainer:
         key, team, teams = meta
         ret = np.asarray(game.returns(), float)
         self.episodes += 1
-        outcomes = team_outcomes(ret, teams)
+        self.episode_truncated.append(int(game.is_truncated()))
+        outcomes = final_outcomes(game, teams)  # a truncated game is a draw, not a loss
         if self.info.cooperative:
             self.live.setdefault("team", deque(maxlen=500)).append(outcomes[teams[0]])
             self.episode_returns.append(float(ret.mean()))
@@ -143,6 +145,7 @@ class Trainer:
             "history": self.history,
             "live": {k: list(v) for k, v in self.live.items()},
             "episode_returns": list(self.episode_returns),
+            "episode_truncated": list(self.episode_truncated),
             "episodes": self.episodes,
             "wall": self.wall,
             "pretrained": self.pretrained,
@@ -176,6 +179,7 @@ class Trainer:
         self.history = state["history"]
         self.live = {k: deque(v, maxlen=500) for k, v in state["live"].items()}
         self.episode_returns = deque(state["episode_returns"], maxlen=500)
+        self.episode_truncated = deque(state.get("episode_truncated", []), maxlen=500)
         self.episodes = state["episodes"]
         self.wall = state["wall"]
         self.pretrained = state.get("pretrained", False)
@@ -260,6 +264,8 @@ class Trainer:
                     writer.add_scalar(f"live_win_rate/{k}", v, step)
                 if self.episode_returns:
                     writer.add_scalar("episode/learner_return", float(np.mean(self.episode_returns)), step)
+                if self.episode_truncated:
+                    writer.add_scalar("episode/truncated_share", float(np.mean(self.episode_truncated)), step)
                 writer.add_scalar("speed/decisions_per_s", sps, step)
                 writer.add_scalar("pool/snapshots", len(self.pool.snapshots), step)
             if bar is not None:

@@ -17,6 +17,9 @@ from .data import (
     FX_PEEK,
     LOOTERS,
     MAFIA_BOSS,
+    MAX_ARTIFACT_DRAWS,
+    MAX_ELECTIONS,
+    MAX_ROUNDS,
     NUM_ARTIFACTS,
     POSSESSED,
     ROLE_SIDE,
@@ -72,7 +75,12 @@ class ScriptedArtifactsPolicy:
     def _suspicion(self, v) -> np.ndarray:
         """Academics' suspicion of each relative seat: sell votes, known sides, accusations."""
         ks = v["keep_sell_record"]
-        score = (ks[:, 1] - ks[:, 0]) * 10 / np.maximum(1.0, (ks[:, 0] + ks[:, 1]) * 10) * 3
+        score = (
+            (ks[:, 1] - ks[:, 0])
+            * MAX_ARTIFACT_DRAWS
+            / np.maximum(1.0, (ks[:, 0] + ks[:, 1]) * MAX_ARTIFACT_DRAWS)
+            * 3
+        )
         score = score + self._known_looters(v) * 10 - (v["known_sides"][:, 0] > 0) * 10
         score[0] = -100  # never myself
         score = score - (1 - v["alive"]) * 100
@@ -82,9 +90,13 @@ class ScriptedArtifactsPolicy:
         """Looters' suspicion that a seat is the Possessed: it votes for or accuses known Looters."""
         looters = self._known_looters(v).astype(np.float32)
         looters[0] = 1.0
-        er = v["election_record"] * 5
-        talk = v["talk_record"] * 5
-        score = er @ looters - np.minimum(talk, 0) @ looters + (v["keep_sell_record"][:, 0] * 10) * 0.2
+        er = v["election_record"] * MAX_ELECTIONS
+        talk = v["talk_record"] * MAX_ELECTIONS
+        score = (
+            er @ looters
+            - np.minimum(talk, 0) @ looters
+            + (v["keep_sell_record"][:, 0] * MAX_ARTIFACT_DRAWS) * 0.2
+        )
         kr = v["known_roles"]
         score = score + kr[:, POSSESSED] * 100
         score = score - looters * 100 - (v["known_sides"][:, 0] > 0) * 0  # cleared players stay suspects
@@ -112,7 +124,7 @@ class ScriptedArtifactsPolicy:
         target = int(np.argmax(storage))  # the artifact being collected
         gone = (v["sold"] + v["discard"]) * 5
         event = int(np.argmax(v["card"])) - NUM_ARTIFACTS if v["card"][NUM_ARTIFACTS:].any() else -1
-        rounds = v["round"][0] * 50
+        rounds = v["round"][0] * MAX_ROUNDS
         if phase == PH_KEEP:
             if looter:
                 return b["no"][0]

@@ -193,7 +193,12 @@ RESOURCES: tuple[Resource, ...] = (
     ),
     Resource("Lawyer", 2, "Skip this Election event (its effect is negated this round)."),
     Resource("Red Tape", 1, "Delay this Election event: it resolves at the end of the next round."),
-    Resource("Insurance", 3, "Cancel Status of the oldest Delayed event in play drawn in an earlier round."),
+    Resource(
+        "Insurance",
+        3,
+        "Cancel Status of the oldest Delayed event in play drawn in an earlier round (a card with the "
+        "Delayed icon; not an Election delayed by Red Tape).",
+    ),
 )
 NUM_RESOURCES = len(RESOURCES)
 
@@ -413,7 +418,8 @@ EVENTS: tuple[Event, ...] = (
         FX_CANCEL_ALL,
         0,
         (),
-        "Cancel Status of every Delayed event in play.",
+        "Cancel Status of every Delayed event in play (cards with the Delayed icon; an Election delayed "
+        "by Red Tape is not one and still resolves).",
     ),
     E("Amnesty", ACTION, 0, T_NONE, 0, FX_UNSILENCE, 0, (), "Every Silenced player is no longer Silenced."),
     E("Quiet Day", ACTION, 0, T_NONE, 0, FX_NOTHING, 0, (), "Nothing happens."),
@@ -506,6 +512,39 @@ EMPTY_PILE_TEXT = (
     "Academics win if Storage holds at least 3 pieces of one artifact, otherwise the Looters win."
 )
 EMPTY_PILE_COLLECTION = 3
+
+
+# ----- bounds derived from the rules (observation scales and the maximum game length) -----------
+# A card re-enters the draw pile only by the Shaman's wrong guess (one Shaman, one use), so at most
+# one card more than the pile holds after set-up is ever drawn: one card a round.
+MAX_ROUNDS = NUM_CARDS - STORAGE_START + 1  # 48
+MAX_ARTIFACT_DRAWS = NUM_ARTIFACT_CARDS - STORAGE_START + 1  # 23: keep / sell votes of one seat
+# every event is drawn once (events never return to the pile)
+MAX_ELECTIONS = sum(1 for e in EVENTS if e.type == ELECTION or BALLOT_BOX in e.resources)  # 12
+DELAYABLE_EVENTS = sum(1 for e in EVENTS if e.delay or RED_TAPE in e.resources)  # 11
+# a resource is bought at most once for the card listing it (Insurance: once per Delayed card cancelled)
+MAX_PURCHASES = max(
+    max(sum(1 for e in EVENTS if r in e.resources) for r in range(NUM_RESOURCES)),
+    sum(1 for e in EVENTS if e.delay),
+)  # 6
+MAX_SILENCE = max(e.param for e in EVENTS if e.effect == FX_SILENCE)  # 3 rounds
+MAX_DELAY = max(max(e.delay for e in EVENTS), 1)  # 2 rounds (Red Tape: 1)
+# closed votes one seat takes part in: per round at most one purchase vote per window step (n) and
+# three card votes (keep, overflow, extra sale; an event card has at most two); per game at most two
+# for each event resolved later (a Delayed card or a Red-Taped Election) and one for the Curator
+VOTES_PER_SEAT = MAX_ROUNDS * (MAX_PLAYERS + 3) + 2 * DELAYABLE_EVENTS + 1  # 647
+
+
+def decision_bound(n: int) -> int:
+    """Most decisions a game of n players can take, from the rules: per round n window steps, n
+    purchase votes of n ballots, 3 card votes of n ballots or an Election (n discussion steps, n
+    ballots) and a side check or Foxfire step; per game an ability target and a dying player's step
+    per seat, and for each event resolved later a discussion, an Election and a side check."""
+    per_round = n + n * n + 3 * n + 2
+    return MAX_ROUNDS * per_round + 2 * n + DELAYABLE_EVENTS * (2 * n + 2)
+
+
+MAX_DECISIONS = 10_000  # one default for every configuration: decision_bound(10) = 7,078
 
 
 # ----- generated documentation --------------------------------------------------------------------

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core import Game, Layout
+from envs.core import Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
 
 from .data import (
@@ -56,7 +56,14 @@ from .data import (
     LOOTER_EACH,
     LOOTERS,
     MAFIA_BOSS,
+    MAX_ARTIFACT_DRAWS,
+    MAX_DECISIONS,
+    MAX_DELAY,
+    MAX_ELECTIONS,
     MAX_PLAYERS,
+    MAX_PURCHASES,
+    MAX_ROUNDS,
+    MAX_SILENCE,
     MIN_PLAYERS,
     NUM_ARTIFACT_CARDS,
     NUM_ARTIFACTS,
@@ -84,8 +91,10 @@ from .data import (
     T_DRAWER,
     T_NONE,
     T_RANDOM,
+    VOTES_PER_SEAT,
     role_chart,
 )
+from .vault import Vault
 
 # ----- phases (who must choose what) -------------------------------------------------------------
 (
@@ -151,11 +160,13 @@ class ArtifactsConfig:
     site: str = "none"  # none | china | spain | greece
     sold_start: bool = True  # the optional 2 pieces in Sold at set-up
     talk: bool = True  # cheap-talk discussion steps before every election
+    max_decisions: int = MAX_DECISIONS  # the faces truncate past this many (the rules bound games below it)
 
     def validate(self) -> None:
         require_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         require_choice("preference", self.preference, PREFERENCES)
         require_choice("site", self.site, SITES)
+        require_range("max_decisions", self.max_decisions, 1, 10**9)
 
 
 def action_blocks(n: int) -> dict[str, tuple[int, int]]:
@@ -181,58 +192,163 @@ def action_blocks(n: int) -> dict[str, tuple[int, int]]:
 
 
 def observation_layout(n: int) -> Layout:
+    """Every piece bounded: 0/1 flags and one-hots, counts divided by a bound the rules prove (data.py),
+    discussion tokens in [-1, 1]. Axes: seat (relative, 0 = the observer), card (role, artifact or
+    event card ids), item (artifacts, resources), feature."""
     V = 2 + n + NUM_ARTIFACTS + 1
+    S, C, I, F = "seat", "card", "item", "feature"
     return Layout(
         [
-            ("my_role", (NUM_ROLES,), "own role, one-hot"),
-            ("known_roles", (n, NUM_ROLES), "roles I know (own, Revealed, awareness), by relative seat"),
-            (
+            PieceSpec("my_role", (NUM_ROLES,), "own role, one-hot", 0, 1, (C,)),
+            PieceSpec(
+                "known_roles",
+                (n, NUM_ROLES),
+                "roles I know (own, Revealed, awareness), by relative seat",
+                0,
+                1,
+                (S, C),
+            ),
+            PieceSpec(
                 "known_sides",
                 (n, 2),
                 "sides I know [Academic, Looter] (roles known, private checks, public clears)",
+                0,
+                1,
+                (S, F),
             ),
-            ("alive", (n,), "1 if the seat is alive"),
-            ("revealed", (n,), "1 if the seat's role is Revealed"),
-            ("silenced", (n,), "1 if the seat is Silenced now"),
-            ("silence_left", (n,), "rounds of silence left after this one, /3"),
-            ("ability_used", (n,), "1 if the seat has used its Active ability"),
-            ("cleared", (n,), "1 if publicly known to be an Academic (Shaman's wrong guess)"),
-            ("drawer", (n,), "the drawer of this round"),
-            ("to_act", (n,), "the player choosing now"),
-            ("phase", (NUM_PHASES,), "the current decision, one-hot"),
-            ("card", (NUM_ARTIFACTS + NUM_EVENTS,), "this round's card: artifact or event, one-hot"),
-            ("card_status", (5,), "[artifact still to place, Ballot Box, Skipped, Red Tape, nulled]"),
-            ("storage", (NUM_ARTIFACTS,), "pieces in Storage per artifact, /5"),
-            ("sold", (NUM_ARTIFACTS,), "pieces in Sold per artifact, /5 (zero under Spain)"),
-            ("discard", (NUM_ARTIFACTS,), "pieces in Discard per artifact, /5 (zero under Spain)"),
-            ("pile_sizes", (4,), "[Storage capacity /6, Sold size /25, Discard size /25, draw pile /50]"),
-            ("events_gone", (NUM_EVENTS,), "1 for each event already drawn"),
-            ("delayed", (NUM_EVENTS,), "Delayed events in play: rounds until they resolve, /3"),
-            (
+            PieceSpec("alive", (n,), "1 if the seat is alive", 0, 1, (S,)),
+            PieceSpec("revealed", (n,), "1 if the seat's role is Revealed", 0, 1, (S,)),
+            PieceSpec("silenced", (n,), "1 if the seat is Silenced now", 0, 1, (S,)),
+            PieceSpec(
+                "silence_left", (n,), f"rounds of silence left after this one, /{MAX_SILENCE}", 0, 1, (S,)
+            ),
+            PieceSpec("ability_used", (n,), "1 if the seat has used its Active ability", 0, 1, (S,)),
+            PieceSpec(
+                "cleared", (n,), "1 if publicly known to be an Academic (Shaman's wrong guess)", 0, 1, (S,)
+            ),
+            PieceSpec("drawer", (n,), "the drawer of this round", 0, 1, (S,)),
+            PieceSpec("to_act", (n,), "the player choosing now", 0, 1, (S,)),
+            PieceSpec("phase", (NUM_PHASES,), "the current decision, one-hot", 0, 1, (F,)),
+            PieceSpec(
+                "card",
+                (NUM_ARTIFACTS + NUM_EVENTS,),
+                "this round's card: artifact or event, one-hot",
+                0,
+                1,
+                (C,),
+            ),
+            PieceSpec(
+                "card_status",
+                (5,),
+                "[artifact still to place, Ballot Box, Skipped, Red Tape, nulled]",
+                0,
+                1,
+                (F,),
+            ),
+            PieceSpec("storage", (NUM_ARTIFACTS,), "pieces in Storage per artifact, /5", 0, 1, (I,)),
+            PieceSpec(
+                "sold", (NUM_ARTIFACTS,), "pieces in Sold per artifact, /5 (zero under Spain)", 0, 1, (I,)
+            ),
+            PieceSpec(
+                "discard",
+                (NUM_ARTIFACTS,),
+                "pieces in Discard per artifact, /5 (zero under Spain)",
+                0,
+                1,
+                (I,),
+            ),
+            PieceSpec(
+                "pile_sizes",
+                (4,),
+                "[Storage capacity /6, Sold size /25, Discard size /25, draw pile /50]",
+                0,
+                1,
+                (F,),
+            ),
+            PieceSpec(
+                "vault",
+                (NUM_ARTIFACTS, 4),
+                "Spain: per artifact [fewest, most] pieces in Sold, [fewest, most] in Discard that the "
+                "public history allows, /5 (zero elsewhere)",
+                0,
+                1,
+                (I, F),
+            ),
+            PieceSpec("events_gone", (NUM_EVENTS,), "1 for each event already drawn", 0, 1, (C,)),
+            PieceSpec(
+                "delayed",
+                (NUM_EVENTS,),
+                f"events waiting to resolve (Delayed or Red-Taped): rounds until they resolve, /{MAX_DELAY + 1}",
+                0,
+                1,
+                (C,),
+            ),
+            PieceSpec(
                 "flags",
                 (4,),
                 "[extra slot open, Shaman's curse pending, a resource suggested now, Spain call made]",
+                0,
+                1,
+                (F,),
             ),
-            ("resource", (NUM_RESOURCES,), "the resource now put to the vote, one-hot"),
-            ("resources_bought", (NUM_RESOURCES,), "times each resource was bought, /3"),
-            ("round", (1,), "round number /50"),
-            ("site", (len(SITES),), "the site, one-hot"),
-            ("chart", (NUM_ROLES,), "how many of each role are in play, /4"),
-            ("last_vote_kind", (NUM_VOTE_KINDS,), "kind of the last closed vote, one-hot"),
-            (
+            PieceSpec("resource", (NUM_RESOURCES,), "the resource now put to the vote, one-hot", 0, 1, (I,)),
+            PieceSpec(
+                "resources_bought",
+                (NUM_RESOURCES,),
+                f"times each resource was bought, /{MAX_PURCHASES}",
+                0,
+                1,
+                (I,),
+            ),
+            PieceSpec("round", (1,), f"round number /{MAX_ROUNDS}", 0, 1, (F,)),
+            PieceSpec("site", (len(SITES),), "the site, one-hot", 0, 1, (F,)),
+            PieceSpec("chart", (NUM_ROLES,), "how many of each role are in play, /4", 0, 1, (C,)),
+            PieceSpec(
+                "last_vote_kind", (NUM_VOTE_KINDS,), "kind of the last closed vote, one-hot", 0, 1, (F,)
+            ),
+            PieceSpec(
                 "last_vote",
                 (n, V),
                 "each seat's choice in it: [yes, no, seat (relative) x n, artifact x5, none]",
+                0,
+                1,
+                (S, F),
             ),
-            ("keep_sell_record", (n, 2), "artifact votes so far per seat: [keep, sell], /10"),
-            (
+            PieceSpec(
+                "keep_sell_record",
+                (n, 2),
+                f"artifact votes so far per seat: [keep, sell], /{MAX_ARTIFACT_DRAWS}",
+                0,
+                1,
+                (S, F),
+            ),
+            PieceSpec(
                 "majority_record",
                 (n, 2),
-                "closed votes so far per seat: [voted with the result, against], /20",
+                f"closed votes so far per seat: [voted with the result, against], /{VOTES_PER_SEAT}",
+                0,
+                1,
+                (S, F),
             ),
-            ("election_record", (n, n), "election votes so far from seat i for seat j, /5"),
-            ("talk_last", (n, n), "last discussion: +1 seat i vouched for j, -1 accused"),
-            ("talk_record", (n, n), "all discussions: vouches minus accusations from i about j, /5"),
+            PieceSpec(
+                "election_record",
+                (n, n),
+                f"election votes so far from seat i for seat j, /{MAX_ELECTIONS}",
+                0,
+                1,
+                (S, S),
+            ),
+            PieceSpec(
+                "talk_last", (n, n), "last discussion: +1 seat i vouched for j, -1 accused", -1, 1, (S, S)
+            ),
+            PieceSpec(
+                "talk_record",
+                (n, n),
+                f"all discussions: vouches minus accusations from i about j, /{MAX_ELECTIONS}",
+                -1,
+                1,
+                (S, S),
+            ),
         ]
     )
 
@@ -306,6 +422,7 @@ class Artifacts(Game):
         pile = [int(c) for c in artifacts[taken:]] + list(range(NUM_ARTIFACT_CARDS, NUM_CARDS))
         rng.shuffle(pile)
         self.pile = [int(c) for c in pile]  # top of the pile = end of the list
+        self.vault = Vault.unknown(self.hidden_pieces(), sum(self.sold), 0) if self.spain else None
         self.first_seat = int(rng.integers(self.num_players))
         self.tasks.append(("round",))
         self._run()
@@ -321,6 +438,7 @@ class Artifacts(Game):
         self.peeks: list[tuple[int, int]] = []  # (who learnt, whose side) private checks
         if self.config.site == "greece":
             self.peeks += [(p, (p + 1) % n) for p in range(n)]
+        self.vault: Vault | None = None  # Spain: what the table knows of the face-down piles
         self.capacity = STORAGE_LIMIT
         self.storage_event = -1  # the Storage event using the Extra Storage Slot
         self.delayed: list[list[int]] = []  # [event, resolve round, drawn round, ballot box]
@@ -423,6 +541,7 @@ class Artifacts(Game):
         ]
         self.rng.shuffle(rest)
         self.pile = [int(c) for c in rest] + head[::-1]
+        self.vault = Vault.unknown(self.hidden_pieces(), sum(sold), sum(discard)) if self.spain else None
         self.first_seat = first_seat % n
         self.round = start_round - 1
         self.tasks = [("round",)]
@@ -439,13 +558,20 @@ class Artifacts(Game):
     def is_terminal(self) -> bool:
         return self.winner != NO_WINNER
 
+    def game_type(self) -> GameType:
+        """Secret teams (the dealt sides); every winner +1, every loser -1. The sides never have equal
+        sizes (2-4 Looters among 5-10), so the returns add up to +-(Academics - Looters) depending on
+        who wins: general-sum for the players, zero-sum between the two teams."""
+        return GameType("general_sum", "secret", -1.0, 1.0, self.config.max_decisions)
+
     def returns(self) -> np.ndarray:
         if self.winner == NO_WINNER:
             return np.zeros(self.num_players)
         return np.array([1.0 if ROLE_SIDE[r] == self.winner else -1.0 for r in self.roles])
 
-    def team_of(self, seat: int) -> int:
-        return ROLE_SIDE[int(self.roles[seat])]
+    def teams(self) -> list[int]:
+        """The dealt sides (0 Academics, 1 Looters) per seat: secret, for the referee only."""
+        return [ROLE_SIDE[int(r)] for r in self.roles]
 
     # ===== small queries ===========================================================================
     def living(self) -> list[int]:
@@ -555,6 +681,8 @@ class Artifacts(Game):
         self.tasks.append(("end_round",))
         if self.card < NUM_ARTIFACT_CARDS:
             self.card_in_hand = True
+            if self.vault is not None:  # the pile held this piece
+                self.vault.prune(self.hidden_pieces())
             self.log.append(
                 f"round {self.round}: player {self.drawer} draws {ARTIFACTS[self.card // PIECES_PER_ARTIFACT]}"
             )
@@ -635,11 +763,23 @@ class Artifacts(Game):
             return
         self._type_vote(PH_OVERFLOW if sell_overflow else PH_REPLACE, (a,))
 
-    def _sell(self, a: int) -> None:
+    def hidden_pieces(self) -> list[int]:
+        """Pieces of each artifact in no public place (5 minus Storage minus the card in hand): in the
+        draw pile, Sold or Discard."""
+        out = [PIECES_PER_ARTIFACT - k for k in self.storage]
+        if self.card_in_hand:
+            out[self.card // PIECES_PER_ARTIFACT] -= 1
+        return out
+
+    def _sell(self, a: int, seen: bool = True) -> None:
         self.sold[a] += 1
+        if self.vault is not None and seen:
+            self.vault.sell(a)
         self._check_looters()
 
-    def _discard(self, a: int) -> None:
+    def _discard(self, a: int, seen: bool = True) -> None:
+        if self.vault is not None and seen and not self.shaman_curse:
+            self.vault.discard(a)
         if self.shaman_curse:  # the Shaman's wrong guess with an empty Discard
             self.shaman_curse = False
             self._shuffle_into_pile(a)
@@ -684,7 +824,10 @@ class Artifacts(Game):
             else:
                 a = int(np.argmax(self.sold))
             self.sold[a] -= 1
-            self._discard(a)
+            curse = self.shaman_curse
+            self._discard(a, seen=not self.spain)
+            if self.vault is not None:  # which piece, nobody sees
+                self.vault.pay_one(to_pile=curse)
             if self.winner != NO_WINNER:
                 return
 
@@ -757,6 +900,8 @@ class Artifacts(Game):
             self.sold[a] -= 1
             self._add_to_storage(a)
         elif phase == PH_DONATION:
+            if self.vault is not None:
+                self.vault.searched(a, self.hidden_pieces(), self.pile_has(a))
             if self._search_pile(a):
                 self.log.append(f"donation: {ARTIFACTS[a]} kept")
                 self._add_to_storage(a)
@@ -847,14 +992,16 @@ class Artifacts(Game):
         elif r == RED_TAPE:
             self.mods[2] = True
         elif r == INSURANCE:
-            for d in self.delayed:
-                if self._insurable(d):
+            for d in self.delayed:  # the oldest first
+                if self.cancel_status_applies(d):
                     self._cancel_status(d)
                     break
 
-    def _insurable(self, d: list[int]) -> bool:
-        """Insurance cancels a card with the Delayed icon (it is printed on those cards), drawn in an
-        earlier round; an Election delayed by Red Tape is not a Delayed card."""
+    def cancel_status_applies(self, d: list[int]) -> bool:
+        """Glossary, Cancel Status: "negate the effect of a Delayed event in play AFTER the turn it was
+        drawn". A Delayed event is a card with the Delayed icon; a resource never changes a card's type
+        (FAQ, Ballot Box), so an Election delayed by Red Tape is no Delayed event: neither Insurance nor
+        Police Raid cancels it."""
         return EVENTS[d[0]].delay > 0 and d[2] < self.round
 
     def _cancel_status(self, d: list[int]) -> None:
@@ -907,6 +1054,8 @@ class Artifacts(Game):
                     best = max(self.storage[a] for a in options)
                     tied = [a for a in options if self.storage[a] == best]
                     a = tied[int(self.rng.integers(len(tied)))]
+                    if self.vault is not None:
+                        self.vault.borrowed(a, self.hidden_pieces(), self.storage)
                     self._search_pile(a)
                     self.log.append(f"Borrow Exhibit: {ARTIFACTS[a]} in the Extra Storage Slot")
                     self._add_to_storage(a)
@@ -915,6 +1064,7 @@ class Artifacts(Game):
                 if self.spain:
                     a = self._random_piece(self.sold)
                     self.sold[a] -= 1
+                    self.vault.sold_to_storage(a)
                     self._add_to_storage(a)
                 else:
                     self._type_vote(PH_RESTORE, ())
@@ -929,11 +1079,13 @@ class Artifacts(Game):
                 low = min(self.sold[a] + self.discard[a] for a in options)
                 tied = [a for a in options if self.sold[a] + self.discard[a] == low]
                 a = tied[int(self.rng.integers(len(tied)))]
+                if self.vault is not None:  # sold face down: which one, nobody sees
+                    self.vault.black_market(self.hidden_pieces())
                 self._search_pile(a)
                 self.log.append(f"Black Market: {ARTIFACTS[a]} sold")
-                self._sell(a)
-        elif fx == FX_CANCEL_ALL:
-            for d in list(self.delayed):
+                self._sell(a, seen=self.vault is None)
+        elif fx == FX_CANCEL_ALL:  # Police Raid: Cancel Status of every Delayed event in play
+            for d in [d for d in self.delayed if self.cancel_status_applies(d)]:
                 self._cancel_status(d)
         elif fx == FX_UNSILENCE:
             self.silenced_until = [0] * self.num_players
@@ -1008,6 +1160,8 @@ class Artifacts(Game):
                     a = self._random_piece(self.discard)
                     self.discard[a] -= 1
                     self._shuffle_into_pile(a)
+                    if self.vault is not None:
+                        self.vault.discard_to_pile()
                 else:
                     self.shaman_curse = True
         elif role == DETECTIVE:
@@ -1015,6 +1169,8 @@ class Artifacts(Game):
         elif role == CURATOR:
             a = self._random_piece(self.sold) if target < 0 else target
             self.sold[a] -= 1
+            if self.vault is not None:
+                self.vault.sold_to_storage(a)
             self._add_to_storage(a)
         elif role == SMUGGLER:
             self.storage[target] -= 1
@@ -1083,7 +1239,7 @@ class Artifacts(Game):
             if self.bought_now >> r & 1 or sold < RESOURCES[r].cost:
                 continue
             if r == INSURANCE:
-                if any(self._insurable(d) for d in self.delayed):
+                if any(self.cancel_status_applies(d) for d in self.delayed):
                     out.append(r)
                 continue
             if e is None or r not in e.resources or self.mods[3]:
@@ -1176,10 +1332,13 @@ class Artifacts(Game):
         self.called_now = True
         if self.looters_pile_condition():
             self._win(LOOTERS, f"player {s} called: 2 pieces of each artifact in Sold + Discard")
-        elif sum(self.discard) > 0:
+            return
+        self.vault.call_failed()
+        if sum(self.discard) > 0:
             a = self._random_piece(self.discard)
             self.discard[a] -= 1
             self.sold[a] += 1
+            self.vault.discard_to_sold()
             self.log.append(f"player {s} called wrongly: a discarded piece returns to Sold")
 
     # ===== observations ============================================================================
@@ -1278,7 +1437,7 @@ class Artifacts(Game):
         v["alive"][:] = self.alive
         v["revealed"][:] = self.revealed
         v["silenced"][:] = [su >= self.round for su in self.silenced_until]
-        v["silence_left"][:] = [max(0, su - self.round) / 3 for su in self.silenced_until]
+        v["silence_left"][:] = [max(0, su - self.round) / MAX_SILENCE for su in self.silenced_until]
         v["ability_used"][:] = self.ability_used
         v["cleared"][:] = self.cleared
         if self.drawer >= 0:
@@ -1303,9 +1462,11 @@ class Artifacts(Game):
         ps[1] = sum(self.sold) / 25
         ps[2] = sum(self.discard) / 25
         ps[3] = len(self.pile) / 50
+        if self.vault is not None:
+            v["vault"][:] = self.vault.ranges() / PIECES_PER_ARTIFACT
         v["events_gone"][:] = self.events_gone
         for d in self.delayed:
-            v["delayed"][d[0]] = (d[1] - self.round + 1) / 3
+            v["delayed"][d[0]] = (d[1] - self.round + 1) / (MAX_DELAY + 1)
         fl = v["flags"]
         fl[0] = self.capacity > STORAGE_LIMIT
         fl[1] = self.shaman_curse
@@ -1314,19 +1475,19 @@ class Artifacts(Game):
         if self.suggested >= 0:
             v["resource"][self.suggested] = 1
         v["resources_bought"][:] = self.resources_bought
-        v["resources_bought"][:] /= 3
-        v["round"][0] = self.round / 50
+        v["resources_bought"][:] /= MAX_PURCHASES
+        v["round"][0] = self.round / MAX_ROUNDS
         v["site"][SITES.index(self.config.site)] = 1
         for r in self.chart:
             v["chart"][r] += 0.25
         if self.last_vote_kind >= 0:
             v["last_vote_kind"][self.last_vote_kind] = 1
             v["last_vote"][:] = self.last_vote
-        v["keep_sell_record"][:] = self.keep_sell / 10
-        v["majority_record"][:] = self.majority_record / 20
-        v["election_record"][:] = self.election_record / 5
+        v["keep_sell_record"][:] = self.keep_sell / MAX_ARTIFACT_DRAWS
+        v["majority_record"][:] = self.majority_record / VOTES_PER_SEAT
+        v["election_record"][:] = self.election_record / MAX_ELECTIONS
         v["talk_last"][:] = self.talk_last
-        v["talk_record"][:] = self.talk_record / 5
+        v["talk_record"][:] = self.talk_record / MAX_ELECTIONS
         self._pub_dirty = False
         self._pub_actor = -1
 
@@ -1374,56 +1535,27 @@ class Artifacts(Game):
 
     # ===== determinization ==========================================================================
     def resample_hidden(self, player: int, rng: np.random.Generator) -> Artifacts:
-        p, n = player, self.num_players
+        p = player
         g = self.clone()
         g.rng = np.random.default_rng(int(rng.integers(2**63)))
-        # roles: keep what p knows; re-deal the rest of the chart under the side constraints
-        fixed = [self.knows_role(p, s) for s in range(n)]
-        free = [s for s in range(n) if not fixed[s]]
-        need = {}
-        for s in free:
-            if self.cleared[s]:
-                need[s] = (ROLE_SIDE, ACADEMICS)
-        for who, whom in self.peeks:
-            if who == p and not fixed[whom]:
-                need[whom] = (APPARENT_SIDE, APPARENT_SIDE[int(self.roles[whom])])
-        pool = [int(self.roles[s]) for s in free]
-        for _ in range(50):
-            perm = [pool[i] for i in rng.permutation(len(pool))]
-            if all(table[r] == side for s, r in zip(free, perm) if s in need for table, side in [need[s]]):
-                for s, r in zip(free, perm):
-                    g.roles[s] = r
-                break
+        # roles: keep what p knows; re-deal the rest of the chart under every side constraint
+        g.roles = self._consistent_roles(p, rng)
         # other voters' secret ballots in the open vote
         if self.phase >= 0 and IS_VOTE[self.phase]:
             for s in self.actors[: self.ai]:
                 if s != p:
                     g.ballots[s] = self._random_ballot(g, s, rng)
-        # the draw pile's order (and under Spain the unseen contents of Sold and Discard)
-        if self.spain:
-            pieces = []
-            for a in range(NUM_ARTIFACTS):
-                pieces += [a] * (self.sold[a] + self.discard[a])
-            pile_art = [c for c in self.pile if c < NUM_ARTIFACT_CARDS]
-            pieces += [c // PIECES_PER_ARTIFACT for c in pile_art]
-            order = rng.permutation(len(pieces))
-            pieces = [pieces[i] for i in order]
-            ns, nd = sum(self.sold), sum(self.discard)
-            g.sold = [0] * NUM_ARTIFACTS
-            g.discard = [0] * NUM_ARTIFACTS
-            for a in pieces[:ns]:
-                g.sold[a] += 1
-            for a in pieces[ns : ns + nd]:
-                g.discard[a] += 1
-            rest = pieces[ns + nd :]
-            # give the pile's artifact cards concrete ids not used elsewhere
-            used = {self.card} if self.card_in_hand else set()
-            free_ids = {
-                a: [c for c in range(a * 5, a * 5 + 5) if c not in used] for a in range(NUM_ARTIFACTS)
-            }
+        # the draw pile's order; under Spain also the face-down Sold and Discard, drawn among the
+        # contents the whole public history allows (the vault), the pile holding the rest
+        if self.vault is not None:
+            config = self.vault.draw(rng)
+            g.sold, g.discard = list(config[:NUM_ARTIFACTS]), list(config[NUM_ARTIFACTS:])
+            counts = Vault.pile(config, self.hidden_pieces())
+            held = {self.card} if self.card_in_hand else set()
             new_pile = [c for c in self.pile if c >= NUM_ARTIFACT_CARDS]
-            for a in rest:
-                new_pile.append(free_ids[a].pop())
+            for a in range(NUM_ARTIFACTS):  # concrete card ids: any not in hand
+                ids = [c for c in range(a * 5, a * 5 + 5) if c not in held]
+                new_pile += ids[: counts[a]]
             g.pile = new_pile
         g.pile = list(g.pile)
         rng.shuffle(g.pile)
@@ -1431,6 +1563,29 @@ class Artifacts(Game):
         g._mask_cache = None
         g._pub_dirty = True
         return g
+
+    def _consistent_roles(self, p: int, rng: np.random.Generator) -> np.ndarray:
+        """A deal drawn uniformly from those p cannot tell from the true one: every role p knows (own,
+        Revealed, awareness) kept, the rest of the chart re-dealt so that each publicly cleared seat
+        is an Academic and each side p checked privately shows the side p saw (the Forger's apparent
+        side). All constraints hold together (a cleared seat p also checked stays a true Academic)."""
+        n = self.num_players
+        free = [s for s in range(n) if not self.knows_role(p, s)]
+        need: list[tuple[int, tuple, int]] = [(s, ROLE_SIDE, ACADEMICS) for s in free if self.cleared[s]]
+        need += [
+            (whom, APPARENT_SIDE, APPARENT_SIDE[int(self.roles[whom])])
+            for who, whom in self.peeks
+            if who == p and whom in free
+        ]
+        pool = np.array([int(self.roles[s]) for s in free], dtype=np.int64)
+        roles = self.roles.copy()
+        where = {s: i for i, s in enumerate(free)}
+        for _ in range(1000):  # rejection keeps the draw uniform; the true deal always qualifies
+            perm = pool[rng.permutation(len(pool))]
+            if all(table[int(perm[where[s]])] == side for s, table, side in need):
+                roles[free] = perm
+                break
+        return roles
 
     def _random_ballot(self, g: Artifacts, s: int, rng: np.random.Generator) -> int:
         phase = self.phase
@@ -1463,6 +1618,8 @@ class Artifacts(Game):
         over = self.phase in (PH_OVERFLOW, PH_REPLACE) or self.winner != NO_WINNER
         assert self.storage_total() <= self.capacity + (1 if over else 0), "Storage over capacity"
         assert sorted(int(r) for r in self.roles) == list(self.chart), "roles differ from the chart"
+        if self.vault is not None:
+            assert tuple(self.sold + self.discard) in self.vault, "Spain: the piles left the public knowledge"
         for s in range(self.num_players):
             assert self.alive[s] or self.revealed[s], "a dead player must be Revealed"
         if self.winner == NO_WINNER:
@@ -1562,7 +1719,7 @@ class Artifacts(Game):
             lines.append(f"to act: player {self.current_player()} ({PHASE_NAMES[self.phase]})")
         return "\n".join(lines)
 
-    def render_rgb(self) -> np.ndarray:
+    def render_rgb(self, player: int | None = None) -> np.ndarray:
         from .render import render
 
         return render(self)

@@ -2,18 +2,21 @@
 
 from .config import build_config
 from .errors import ConfigError, IllegalActionError, OrderError
-from .game import Game
-from .layout import Layout
+from .game import Game, GameType
+from .layout import Layout, PieceSpec, piece
 from .policies import RandomPolicy
 from .registry import GameSpec
 
 __all__ = [
     "ConfigError",
     "Game",
+    "GameType",
     "GameSpec",
     "IllegalActionError",
     "Layout",
+    "PieceSpec",
     "OrderError",
     "RandomPolicy",
     "build_config",
+    "piece",
 ]

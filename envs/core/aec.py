@@ -10,7 +10,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from .errors import IllegalActionError, OrderError
-from .render import show
+from .render import check_view, show, view_player
 
 
 class TabletopAECEnv(AECEnv):
@@ -20,13 +20,14 @@ class TabletopAECEnv(AECEnv):
     all zero for agents not to move. `reset(seed=...)` makes the whole game reproducible.
     """
 
-    def __init__(self, game_class, config, render_mode: str | None = None):
+    def __init__(self, game_class, config, render_mode: str | None = None, render_view="table"):
         super().__init__()
         if render_mode not in (None, "ansi", "rgb_array", "human"):
             raise ValueError(f"render_mode must be None, 'ansi', 'rgb_array' or 'human', got {render_mode!r}")
         self.game_class = game_class
         self.config = config
         self.render_mode = render_mode
+        self.render_view = render_view
         self.metadata = {
             "render_modes": ["ansi", "rgb_array", "human"],
             "name": f"{game_class.name}_v0",
@@ -40,13 +41,14 @@ class TabletopAECEnv(AECEnv):
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (probe.observation_layout.size,), np.float32),
+                "observation": spaces.Box(*probe.observation_layout.bounds(), dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, (probe.num_actions,), np.int8),
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(probe.num_actions) for a in self.possible_agents}
         self.state_space = spaces.Box(-np.inf, np.inf, (probe.state_layout.size,), np.float32)
+        check_view(render_view, n)
         self._rng = np.random.default_rng()
         self._zero_mask = np.zeros(probe.num_actions, dtype=np.int8)
         self._last_returns = np.zeros(n)
@@ -93,7 +95,9 @@ class TabletopAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         game = self.game
-        game.apply_action(action)  # raises IllegalActionError and changes nothing if illegal
+        # any action the space contains (int, numpy integer, 0-d array); raises IllegalActionError and
+        # changes nothing if illegal
+        game.apply_action(action)
         self._cumulative_rewards[agent] = 0.0
         returns = game.returns()
         delta = returns - self._last_returns
@@ -101,9 +105,10 @@ class TabletopAECEnv(AECEnv):
         for i, a in enumerate(self.agents):
             self.rewards[a] = float(delta[i])
             self._cumulative_rewards[a] += float(delta[i])
-        if game.is_terminal():
+        if game.is_terminal() or game.is_truncated():
+            done = self.terminations if game.is_terminal() else self.truncations
             for a in self.agents:
-                self.terminations[a] = True
+                done[a] = True
             # every agent is then stepped with None once, as PettingZoo expects
             self._deads_step_first()
         else:
@@ -114,9 +119,10 @@ class TabletopAECEnv(AECEnv):
     def render(self):
         if self.render_mode is None:
             return None
+        player = view_player(self.render_view, self.game)
         if self.render_mode == "ansi":
-            return self.game.to_string()
-        picture = self.game.render_rgb()
+            return self.game.to_string(player)
+        picture = self.game.render_rgb(player)
         if self.render_mode == "human":
             show(picture, self.metadata["name"])
             return None

@@ -33,5 +33,21 @@ def game_section(spec, config: dict | None = None) -> str:
         "",
         f"**Rewards:** {spec.reward_doc}",
         "",
+        f"**Game type** (`game_type()`, with {shown}): {type_line(game.game_type())}",
+        "",
     ]
     return "\n".join(lines)
+
+
+def type_line(kind) -> str:
+    """One line of documentation for a GameType."""
+    teams = {
+        "none": "every seat for itself",
+        "fixed": "fixed teams",
+        "secret": "secret teams, dealt per game",
+    }
+    return (
+        f"{kind.utility.replace('_', '-')}, {teams[kind.teams]}; a return lies in "
+        f"[{kind.min_return:g}, {kind.max_return:g}]; at most {kind.max_decisions:,} decisions "
+        "(`max_decisions`), then the game is truncated."
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,13 +17,57 @@ from .config import build_config
 from .errors import IllegalActionError
 from .layout import Layout
 
+UTILITIES = ("zero_sum", "constant_sum", "general_sum", "identical")
+TEAM_KINDS = ("none", "fixed", "secret")
+
+
+@dataclass(frozen=True)
+class GameType:
+    """What a game is, declared as data (as OpenSpiel's GameType): generic tools read it, never names.
+
+    utility: zero_sum / constant_sum (returns add up to the same total every game) / general_sum /
+    identical (every player gets the same return: a cooperative game).
+    teams: none (every seat for itself) / fixed (the seating decides the teams) / secret (sides are
+    dealt and hidden; `Game.teams()` tells the referee, never a policy).
+    min_return, max_return: bounds of any player's total return in one game.
+    max_decisions: past this many decisions the faces truncate the game (every episode ends).
+    """
+
+    utility: str
+    teams: str
+    min_return: float
+    max_return: float
+    max_decisions: int
+
+    def __post_init__(self):
+        if self.utility not in UTILITIES:
+            raise ValueError(f"utility must be one of {UTILITIES}, got {self.utility!r}")
+        if self.teams not in TEAM_KINDS:
+            raise ValueError(f"teams must be one of {TEAM_KINDS}, got {self.teams!r}")
+        if not self.min_return <= self.max_return:
+            raise ValueError(f"min_return {self.min_return} is above max_return {self.max_return}")
+        if not (isinstance(self.max_decisions, int) and self.max_decisions > 0):
+            raise ValueError(f"max_decisions must be a positive integer, got {self.max_decisions!r}")
+
+
+def as_action(action: Any) -> Any:
+    """The plain int behind anything Gymnasium's `Discrete.contains()` accepts (a Python int, a numpy
+    integer, a 0-d integer array); anything else is returned as it is, for check_action to refuse."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, np.bool_):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    return action
+
 
 class Game(ABC):
     """One game in progress.
 
     Subclasses set `name`, `config_class`, and in `__init__` (after `super().__init__`) the
     attributes `num_players`, `num_actions`, `observation_layout` and `state_layout`; they implement
-    `_legal_mask()` and `_apply(action)`, and the observation/state/return methods below.
+    `_legal_mask()` and `_apply(action)`, `game_type()`, and the observation/state/return methods below.
+    `num_decisions` counts the actions applied so far (the faces truncate at
+    `game_type().max_decisions`).
     """
 
     name: ClassVar[str]
@@ -41,6 +86,7 @@ class Game(ABC):
         self.config = config
         self.rng = rng if rng is not None else np.random.default_rng()
         self._mask_cache: np.ndarray | None = None
+        self.num_decisions = 0
 
     # ----- what subclasses implement -------------------------------------------------------
     @abstractmethod
@@ -81,7 +127,18 @@ class Game(ABC):
     def to_string(self, player: int | None = None) -> str:
         """The table as text; with `player`, only what that player may see."""
 
+    def game_type(self) -> GameType:
+        """This configuration's GameType (utility, teams, return bounds, maximum length)."""
+        raise NotImplementedError(f"{type(self).__name__} must declare its game_type()")
+
     # ----- optional hooks ------------------------------------------------------------------
+    def teams(self) -> list[int]:
+        """The team of each seat in this game (secret deals included; default each seat its own).
+
+        For the referee (seating, scoring, training's credit assignment), never for a policy: a seat's
+        observation shows another seat's team only where the rules reveal it."""
+        return list(range(self.num_players))
+
     def illegal_reason(self, action: int) -> str:
         """Why a masked-out action is not allowed (games may say more)."""
         return "the rules do not allow it now"
@@ -93,11 +150,13 @@ class Game(ABC):
     def check_invariants(self) -> None:  # noqa: B027 - optional hook, nothing to check by default
         """Raise AssertionError if the state breaks a conservation law (cards, wallets, gems)."""
 
-    def render_rgb(self) -> np.ndarray:
-        """A picture of the table, uint8 HxWx3."""
-        from .render import text_picture
+    def render_rgb(self, player: int | None = None) -> np.ndarray:
+        """A picture of the table, uint8 HxWx3: with `player`, only what that player may see (like
+        `to_string(player)`, it depends on that player's information alone); None, the whole table.
+        The picture says which."""
+        from .render import text_picture, view_title
 
-        return text_picture(self.to_string())
+        return text_picture(view_title(player) + "\n" + self.to_string(player))
 
     # ----- shared behaviour ----------------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
@@ -117,15 +176,28 @@ class Game(ABC):
 
     def apply_action(self, action: int, player: int | None = None) -> None:
         """Apply `action` for the current player; raises IllegalActionError and changes nothing
-        if the action is out of range, masked out, by the wrong player, or after the end."""
+        if the action is out of range, masked out, by the wrong player, or after the end.
+
+        An action is anything Gymnasium's Discrete space contains: a Python int, a numpy integer, a
+        0-d integer array."""
+        action = as_action(action)
         self.check_action(action, player)
         self._mask_cache = None
-        self._apply(int(action))
+        self._apply(action)
+        self.num_decisions += 1
+
+    def is_truncated(self) -> bool:
+        """True once the game has run `game_type().max_decisions` decisions without ending."""
+        limit = self.__dict__.get("_max_decisions")
+        if limit is None:  # the configuration never changes: read it once
+            limit = self._max_decisions = self.game_type().max_decisions
+        return self.num_decisions >= limit and not self.is_terminal()
 
     def check_action(self, action: Any, player: int | None = None) -> None:
+        action = as_action(action)
         if self.is_terminal():
             raise IllegalActionError(f"{self.name}: the game is over; no action ({action!r}) is allowed")
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if not isinstance(action, int):
             raise IllegalActionError(f"{self.name}: action must be an integer, got {action!r}")
         if player is not None and player != self.current_player():
             raise IllegalActionError(

@@ -3,9 +3,35 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import prod
+from math import inf, prod
+from typing import NamedTuple
 
 import numpy as np
+
+# What an axis of a piece indexes, so networks and observers can be built from the declarations:
+# seat (relative seats, 0 = the observer; weights shared across seats), card / tile / item (an entity
+# id from the game's data tables), row / col (a grid), slot (ordered positions: a queue, a track),
+# feature (anything else).
+AXIS_KINDS = ("seat", "card", "tile", "item", "row", "col", "slot", "feature")
+
+
+class PieceSpec(NamedTuple):
+    """How a game declares one piece: `PieceSpec(name, shape, description, low, high, axes)`.
+
+    A plain (name, shape, description) tuple is a PieceSpec without bounds (state layouts may stay
+    unbounded; observation layouts declare finite bounds, which the generic checks enforce). `axes`
+    names each axis of `shape` by one of AXIS_KINDS (default: every axis a feature).
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    description: str
+    low: float = -inf
+    high: float = inf
+    axes: tuple[str, ...] | None = None
+
+
+piece = PieceSpec
 
 
 @dataclass(frozen=True)
@@ -14,6 +40,19 @@ class Piece:
     shape: tuple[int, ...]
     description: str
     offset: int
+    low: float = -inf
+    high: float = inf
+    axes: tuple[str, ...] = ()
+
+    @property
+    def bounded(self) -> bool:
+        return np.isfinite(self.low) and np.isfinite(self.high)
+
+    @property
+    def bounds_text(self) -> str:
+        if not self.bounded:
+            return "unbounded"
+        return f"{_number(self.low)}..{_number(self.high)}"
 
     @property
     def size(self) -> int:
@@ -31,11 +70,20 @@ class Layout:
     README and docstrings are generated from `rows()`, so the documentation never drifts.
     """
 
-    def __init__(self, pieces: list[tuple[str, tuple[int, ...], str]]):
+    def __init__(self, pieces: list[PieceSpec | tuple]):
         offset = 0
         self.pieces: list[Piece] = []
-        for name, shape, description in pieces:
-            piece = Piece(name, tuple(int(s) for s in shape), description, offset)
+        for entry in pieces:
+            spec = PieceSpec(*entry)
+            shape = tuple(int(s) for s in spec.shape)
+            axes = tuple(spec.axes) if spec.axes is not None else ("feature",) * len(shape)
+            if len(axes) != len(shape) or any(a not in AXIS_KINDS for a in axes):
+                raise ValueError(
+                    f"piece {spec.name!r}: axes {axes} must name each of its {len(shape)} axes by one of {AXIS_KINDS}"
+                )
+            if not spec.low <= spec.high:
+                raise ValueError(f"piece {spec.name!r}: low {spec.low} is above high {spec.high}")
+            piece = Piece(spec.name, shape, spec.description, offset, float(spec.low), float(spec.high), axes)
             self.pieces.append(piece)
             offset += piece.size
         self.size = offset
@@ -61,14 +109,33 @@ class Layout:
         """The pieces of one vector, by name (copies nothing)."""
         return self.views(vector)
 
-    def rows(self) -> list[tuple[str, str, str]]:
-        """(name, shape, description) rows for documentation tables."""
-        return [(p.name, "x".join(map(str, p.shape)) or "1", p.description) for p in self.pieces]
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) float32 vectors over the whole layout, for Box spaces."""
+        low = np.empty(self.size, dtype=np.float32)
+        high = np.empty(self.size, dtype=np.float32)
+        for p in self.pieces:
+            low[p.slice], high[p.slice] = p.low, p.high
+        return low, high
+
+    def rows(self) -> list[tuple[str, str, str, str]]:
+        """(name, shape, range, description) rows for documentation tables."""
+        return [(p.name, _shape_text(p), p.bounds_text, p.description) for p in self.pieces]
 
     def markdown(self) -> str:
-        lines = ["| piece | shape | meaning |", "|---|---|---|"]
-        lines += [f"| `{n}` | {s} | {d} |" for n, s, d in self.rows()]
+        lines = ["| piece | shape | range | meaning |", "|---|---|---|---|"]
+        lines += [f"| `{n}` | {s} | {r} | {d} |" for n, s, r, d in self.rows()]
         return "\n".join(lines)
+
+
+def _number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def _shape_text(p: Piece) -> str:
+    """'4 seat x 50 card': each axis with its kind where it is not a plain feature."""
+    if not p.shape:
+        return "1"
+    return " x ".join(str(n) if kind == "feature" else f"{n} {kind}" for n, kind in zip(p.shape, p.axes))
 
 
 def seat_rotation_index(

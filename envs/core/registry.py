@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .config import build_config
 
 
@@ -21,8 +23,6 @@ class GameSpec:
     benchmark_config: dict[str, Any]
     # scripted_policy(game_config, seat) -> policy(observation, mask) -> action
     scripted_policy: Callable[..., Callable] | None = None
-    # teams(game_config) -> list of team index per seat (one team for cooperative games)
-    teams: Callable[[Any], list[int]] | None = None
     invariant_doc: str = ""
     reward_doc: str = ""  # how returns are paid (team or individual, options)
     players_doc: str = ""  # player counts and variants
@@ -31,6 +31,20 @@ class GameSpec:
     @property
     def gym_id(self) -> str:
         return f"tabletop/{self.title}-v0"
+
+    def __reduce__(self):
+        # A registered game pickles by name (its scripted_policy may be a lambda), so envs and specs
+        # cross process boundaries (gymnasium.make_vec(..., vectorization_mode="async"), Ray).
+        import envs
+
+        if self.name in envs.GAMES and envs.spec(self.name) is self:
+            return envs.spec, (self.name,)
+        return super().__reduce__()
+
+    @property
+    def max_episode_steps(self) -> int:
+        """The default configuration's maximum length in decisions (registered with Gymnasium)."""
+        return self.new_game(np.random.default_rng(0)).game_type().max_decisions
 
     def config(self, **options):
         return build_config(self.game_class.config_class, options)

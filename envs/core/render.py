@@ -30,6 +30,33 @@ class Canvas:
         return np.asarray(self.image, dtype=np.uint8).copy()
 
 
+def view_title(player: int | None) -> str:
+    """The line every picture and text view starts with: whose view it is."""
+    if player is None:
+        return "Whole table (every hidden card and role shown)"
+    return f"Player {player}'s view (only what player {player} may see)"
+
+
+def check_view(view, num_players: int) -> None:
+    """A face's `render_view`: "table", "current" (the player to move) or a seat number."""
+    if view in ("table", "current"):
+        return
+    if isinstance(view, bool) or not isinstance(view, (int, np.integer)) or not 0 <= view < num_players:
+        raise ValueError(
+            f"render_view must be 'table', 'current' or a seat 0..{num_players - 1}, got {view!r}"
+        )
+
+
+def view_player(view, game) -> int | None:
+    """The seat whose view `view` means now (None: the whole table)."""
+    if view == "table":
+        return None
+    if view == "current":
+        player = game.current_player()
+        return None if player < 0 else player
+    return int(view)
+
+
 def text_picture(text: str, line_height: int = 12, char_width: int = 6) -> np.ndarray:
     """The text rendering drawn as a picture (a fallback for games without their own)."""
     lines = text.splitlines() or [""]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .data import (
+    MAX_DISCOVERIES,
     NUM_GEM_COLOURS,
     NUM_KINDS,
     TILE_COST,
@@ -251,7 +252,7 @@ def make_policy(game_config=None, seat: int = 0, discoveries_per_move: int = 2):
                     best_net, best_action = net, a
             if best_action >= 0:
                 return best_action
-            discovered = int(round(rd.get(obs, "misc")[4] * 10))
+            discovered = int(round(rd.get(obs, "misc")[4] * MAX_DISCOVERIES))
             if mask[A_DISCOVER] and camp >= 3 and discovered < discoveries_per_move:
                 return A_DISCOVER
             return A_QUIT

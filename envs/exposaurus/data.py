@@ -116,6 +116,43 @@ TILE_START = tuple(row[4] for row in TILES)
 STARTING_TILES = tuple(row[0] for row in TILES if row[4])
 
 
+# ----- bounds derived from the rules (scores, observation scales, the maximum game length) ---------
+MAX_GEM_CHOICES = 4  # gems of choice from one placement: four yellow circles (the yellow gem tile: 1)
+MAX_DISCOVERIES = SCIENTISTS + 1  # in one move: one per scientist in camp, and the claim disc
+
+
+def max_score(n: int) -> int:
+    """Most points a player can have: every gem colour at most GEMS_PER_COLOUR[n] gems on groups
+    holding at most the 16 museum tiles, plus 10 scientists in camp, the unused disc and
+    paleontologist. The lowest score is 0."""
+    return (
+        GEMS_PER_COLOUR[n] * END_TILES
+        + SCIENTISTS * SCIENTIST_POINTS
+        + CLAIM_DISC_POINTS
+        + PALEONTOLOGIST_POINTS
+    )
+
+
+MAX_SCORE = max_score(MAX_PLAYERS)  # 207: the observation's score scale for every player count
+
+
+def decision_bound(n: int) -> int:
+    """Most decisions a game of n players can take, from the rules. Discoveries D <= the stock after
+    set-up (64 - 2n); excavations E <= the tiles that fit the museums (15 each) and exist (64 - n);
+    acting moves A <= D + E; a run of moves without acting is at most n - 1 long unless it ends the
+    game, so moves M <= A + (A + 1)(n - 1) + 1. Each move: a die step, a recruitment step and its
+    final action (excavate or quit); each discovery one step; each excavation a placement and at most
+    4 gem choices: decisions <= 3M + D + 5E."""
+    discoveries = NUM_TILES - 2 * n
+    excavations = min((END_TILES - 1) * n, NUM_TILES - n)
+    acting = discoveries + excavations
+    moves = acting + (acting + 1) * (n - 1) + 1
+    return 3 * moves + discoveries + (1 + MAX_GEM_CHOICES) * excavations
+
+
+MAX_DECISIONS = 2_000  # one default for every configuration: decision_bound(4) = 1,760
+
+
 def paleontologist_allowed(tile: int) -> bool:
     return KINDS[TILE_KIND[tile]] in PALEONTOLOGIST_COST
 

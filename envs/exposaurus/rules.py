@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core import ConfigError, Game, Layout
+from envs.core import ConfigError, Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
 
 from .data import (
@@ -32,7 +32,11 @@ from .data import (
     GEM_COLOURS,
     GEMS_PER_COLOUR,
     KINDS,
+    MAX_DECISIONS,
+    MAX_DISCOVERIES,
+    MAX_GEM_CHOICES,
     MAX_PLAYERS,
+    MAX_SCORE,
     MIN_PLAYERS,
     MUSEUM_LIMIT,
     NUM_FOSSILS,
@@ -51,6 +55,7 @@ from .data import (
     TILE_START,
     YELLOW,
     YELLOW_GEM_TILE,
+    max_score,
     paleontologist_allowed,
     rotated_edges,
     tile_name,
@@ -114,15 +119,15 @@ SEAT_INFO = (
     "dino tiles in the museum",
     "score if the game ended now",
 )
-SEAT_SCALE = (10, 10, 10, 10, 12, 12, 12, 1, 1, 1, 1, 16, 100)
+SEAT_SCALE = (10, 10, 10, 10, 12, 12, 12, 1, 1, 1, 1, 16, MAX_SCORE)
 NUM_SEAT_INFO = len(SEAT_INFO)
 GRID_CHANNELS = NUM_KINDS + 4 * 4  # kind one-hot, then per side (N, E, S, W) the colour R, G, B, Y
 MISC = (
-    "yellow-circle gems still to choose",
+    f"yellow-circle gems still to choose / {MAX_GEM_CHOICES}",
     "the end is triggered (final round)",
     "moves left in the final round / players",
     "quitting moves in a row / players",
-    "discoveries made this move / 10",
+    f"discoveries made this move / {MAX_DISCOVERIES}",
 )
 
 
@@ -131,20 +136,22 @@ class ExposaurusConfig:
     num_players: int = 4
     die: bool | None = None  # the die variant; None: on for 2 players, off otherwise
     reward: str = "rank"  # rank: winner +1, others -1 (ties split); margin: score - mean of the others
+    max_decisions: int = MAX_DECISIONS  # the faces truncate past this many (the rules bound games below it)
 
     def validate(self) -> None:
         require_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         if self.die is not None and not isinstance(self.die, bool):
             raise ConfigError(f"die must be True, False or None, got {self.die!r}")
         require_choice("reward", self.reward, REWARDS)
+        require_range("max_decisions", self.max_decisions, 1, 10**9)
 
     @property
     def die_variant(self) -> bool:
         return self.num_players == 2 if self.die is None else self.die
 
 
-def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None]]:
-    """(name, shape, description, seat axis) of the public vector."""
+def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None, tuple[str, ...]]]:
+    """(name, shape, description, seat axis, axis kinds) of the public vector; every value in [0, 1]."""
     return [
         (
             "tile_where",
@@ -152,13 +159,15 @@ def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None]]:
             "per tile id: face down in the stock (unseen) / in the display / "
             "being placed / removed to the box (museum tiles: see tile_museum)",
             None,
+            ("tile", "feature"),
         ),
-        ("tile_museum", (NUM_TILES, n), "per tile id: in the museum of seat s", 1),
+        ("tile_museum", (NUM_TILES, n), "per tile id: in the museum of seat s", 1, ("tile", "seat")),
         (
             "tile_marker",
             (NUM_TILES, 2, n),
             "per displayed tile: a scientist / the claim disc of seat s on it",
             2,
+            ("tile", "feature", "seat"),
         ),
         (
             "museum",
@@ -167,6 +176,7 @@ def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None]]:
             f"in the centre: kind one-hot ({', '.join(KINDS)}), then per side N,E,S,W the semicircle colour "
             "R,G,B,Y as placed (rotation applied)",
             0,
+            ("seat", "row", "col", "feature"),
         ),
         (
             "seat_info",
@@ -176,12 +186,14 @@ def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None]]:
                 f"{name}/{scale}" if scale != 1 else name for name, scale in zip(SEAT_INFO, SEAT_SCALE)
             ),
             0,
+            ("seat", "feature"),
         ),
         (
             "gem_supply",
             (NUM_GEM_COLOURS,),
             "gems of each colour (red, green, blue) left in the supply / 12",
             None,
+            ("item",),
         ),
         (
             "stock",
@@ -189,6 +201,7 @@ def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None]]:
             "tiles left in the stock / 64, then the unseen tiles of each kind "
             "(" + ", ".join(KINDS) + ") / 16",
             None,
+            ("feature",),
         ),
         (
             "in_hand",
@@ -196,11 +209,12 @@ def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None]]:
             "the excavated tile waiting to be placed (placement decision): kind one-hot, then per side "
             "N,E,S,W its semicircle colour R,G,B,Y at rotation 0",
             None,
+            ("feature",),
         ),
-        ("to_move", (n,), "the seat to decide now", 0),
-        ("phase", (NUM_PHASES,), "decision: " + ", ".join(PHASE_NAMES[:NUM_PHASES]), None),
-        ("die_roll", (DIE_SIDES,), "the die just rolled (1..6), during the die decision", None),
-        ("misc", (len(MISC),), "; ".join(MISC), None),
+        ("to_move", (n,), "the seat to decide now", 0, ("seat",)),
+        ("phase", (NUM_PHASES,), "decision: " + ", ".join(PHASE_NAMES[:NUM_PHASES]), None, ("feature",)),
+        ("die_roll", (DIE_SIDES,), "the die just rolled (1..6), during the die decision", None, ("feature",)),
+        ("misc", (len(MISC),), "; ".join(MISC), None, ("feature",)),
     ]
 
 
@@ -211,16 +225,16 @@ def _layouts(n: int):
     """(observation layout, state layout, per-seat index permutations), built once per player count."""
     if n not in _LAYOUTS:
         pieces = _pieces(n)
-        obs = Layout([(name, shape, desc) for name, shape, desc, _ in pieces])
+        obs = Layout([PieceSpec(name, shape, desc, 0, 1, axes) for name, shape, desc, _, axes in pieces])
         state = Layout(
-            [(name, shape, desc.replace("seat s", "absolute seat s")) for name, shape, desc, _ in pieces]
+            [(name, shape, desc.replace("seat s", "absolute seat s")) for name, shape, desc, _, _ in pieces]
             + [("stock_order", (NUM_TILES,), "the stock from the top: tile id + 1 (0 = empty); hidden")]
         )
         index = np.arange(obs.size)
         perms = []
         for p in range(n):
             parts = []
-            for (_name, shape, _desc, axis), piece in zip(pieces, obs):
+            for (_name, shape, _desc, axis, _axes), piece in zip(pieces, obs):
                 block = index[piece.slice].reshape(shape)
                 if axis is not None:
                     block = np.roll(block, -p, axis=axis)
@@ -395,7 +409,7 @@ class Exposaurus(Game):
             float(disc == DISC_ON_TILE),
             float(disc == DISC_SPENT),
             len(self.tiles_of[p]) / 16,
-            self.score(p) / 100,
+            self.score(p) / MAX_SCORE,
         )
 
     def _sync_supply(self) -> None:
@@ -416,11 +430,11 @@ class Exposaurus(Game):
         if phase == DIE:
             tail[n + NUM_PHASES + self.die_value - 1] = 1.0
         tail += (
-            self.yellow,
+            self.yellow / MAX_GEM_CHOICES,
             float(self.end_triggered),
             self.final_left / n,
             self.quits / n,
-            self.discoveries / 10,
+            self.discoveries / MAX_DISCOVERIES,
         )
         self._pub[self._o_move :] = tail
 
@@ -474,11 +488,11 @@ class Exposaurus(Game):
         if self.phase == DIE:
             v["die_roll"][self.die_value - 1] = 1
         v["misc"][:] = (
-            self.yellow,
+            self.yellow / MAX_GEM_CHOICES,
             self.end_triggered,
             self.final_left / n,
             self.quits / n,
-            self.discoveries / 10,
+            self.discoveries / MAX_DISCOVERIES,
         )
         return np.concatenate([v[p.name].reshape(-1) for p in self.observation_layout])
 
@@ -895,6 +909,16 @@ class Exposaurus(Game):
             out[size : size + len(stock)] = np.array(stock[::-1], dtype=np.float32) + 1
         return out
 
+    def game_type(self) -> GameType:
+        """rank: the returns add up to 2 - n in every game (k tied winners share 2/k - 1 each, the others
+        -1): constant-sum within [-1, 1], zero-sum with 2 players. margin: own score minus the mean of
+        the others adds up to 0: zero-sum, within +-max_score(n) (scores lie in [0, max_score(n)])."""
+        n, limit = self.num_players, self.config.max_decisions
+        if self.config.reward == "margin":
+            top = float(max_score(n))
+            return GameType("zero_sum", "none", -top, top, limit)
+        return GameType("zero_sum" if n == 2 else "constant_sum", "none", -1.0, 1.0, limit)
+
     def returns(self) -> np.ndarray:
         n = self.num_players
         if self.phase != OVER:
@@ -1108,7 +1132,7 @@ class Exposaurus(Game):
             lines += self.museum_text(p)
         return "\n".join(lines)
 
-    def render_rgb(self) -> np.ndarray:
+    def render_rgb(self, player: int | None = None) -> np.ndarray:
         from .render import draw
 
         return draw(self)

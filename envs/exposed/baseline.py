@@ -28,7 +28,7 @@ class ScriptedExposedPolicy:
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         g, t = self.g, self.g.num_tiles
-        v = self.layout.split(np.asarray(observation))
+        v = self._cells(np.asarray(observation))
         mask = np.asarray(action_mask).astype(bool)
         legal = np.flatnonzero(mask)
         decision = int(np.argmax(v["decision"]))
@@ -60,6 +60,17 @@ class ScriptedExposedPolicy:
             return g.OFF_CELL + int(np.argmax(np.where(cells, likely + 0.01 * self.rng.random(t), -1)))
         choices = legal[legal != g.A_PASS] if len(legal) > 1 else legal
         return int(choices[self.rng.integers(len(choices))])
+
+    def _cells(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        """The observation's pieces, grid pieces (rows x columns) flattened to cells (the action order)."""
+        t = self.g.num_tiles
+        out = {}
+        for piece in self.layout:
+            view = observation[piece.slice]
+            out[piece.name] = view.reshape(
+                piece.shape[:-2] + (t,) if piece.axes[-2:] == ("row", "col") else piece.shape
+            )
+        return out
 
     @staticmethod
     def _likely(v) -> np.ndarray:

@@ -91,7 +91,7 @@ GUESTS: tuple[Guest, ...] = (
         "mechanic",
         "instant",
         "Take one more Steal action at once.",
-        "a tile to steal from (a Mark there offers its item)",
+        "a tile to steal from (a Mark there offers its item), or pass",
     ),
     Guest(
         "Paramedic",
@@ -300,6 +300,15 @@ def guests_for(num_players: int) -> tuple[int, ...]:
 
 
 WIN_WALLETS = 7  # a player with this many (Stash + Guest tile) wins
+# the default `max_decisions`: about 4x the longest of 16,000 random-play games over the test
+# configurations (1210 decisions, 6 players); "always the first legal action" never ends (RULES.md)
+MAX_DECISIONS = 5000
+# observations show a count of w Wallets as w / (w + WALLET_SCALE): exact, in [0, 1), 0.5 at the 7 that
+# win (Wallets are unlimited, so no maximum count exists to divide by)
+WALLET_SCALE = WIN_WALLETS
+# Cops under one player's card: the Cop card is a Mark at most once and the Actor (itself a Mark at
+# most once) can use it once more from the discard pile
+COPS_MAX = 2
 START_WALLETS = 1  # on every tile at set-up
 CORNER_EXTRA = 1  # corners get a second Wallet
 EXPOSURE_REWARDS = (1, 2)  # rule text / printed rulebook

@@ -19,7 +19,7 @@ from math import prod
 
 import numpy as np
 
-from envs.core import Game, Layout
+from envs.core import Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
 
 from .data import (
@@ -27,12 +27,14 @@ from .data import (
     ASTRONAUT_LOOK,
     ASTRONAUT_OTHERS_LOOK,
     BANKER_GAIN,
+    COPS_MAX,
     CORNER_EXTRA,
     EMPTY_MARK_RULES,
     EXPOSURE_REWARDS,
     GUESTS,
     ITEM_GUEST,
     LOCKSMITH_TAKES,
+    MAX_DECISIONS,
     MAX_PLAYERS,
     MAYOR_LOOK,
     MIN_PLAYERS,
@@ -41,6 +43,7 @@ from .data import (
     START_WALLETS,
     TEACHER_MOVES,
     UNDERTAKER_TILES,
+    WALLET_SCALE,
     WIN_WALLETS,
     grid_side,
     marks_in_play,
@@ -55,14 +58,25 @@ class ExposedConfig:
     # a newly drawn Mark whose tile has no Wallet: "discard" it, expose its tile and draw again (rule
     # text) or put 1 "wallet" from the Lost & Found on it (printed rulebook)
     empty_new_mark: str = "discard"
+    # the faces truncate a game still going after this many decisions (RULES.md, "Maximum length")
+    max_decisions: int = MAX_DECISIONS
 
     def validate(self) -> None:
         require_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         require_choice("exposure_reward", self.exposure_reward, EXPOSURE_REWARDS)
         require_choice("empty_new_mark", self.empty_new_mark, EMPTY_MARK_RULES)
+        require_range("max_decisions", self.max_decisions, 1, 10**9)
 
 
 _NO_LIMIT = 1 << 40  # more Wallets than any tile holds
+_KEPT_SCALE = np.array([1.0, 1.0, 1.0 / COPS_MAX])  # Pilot, Soldier flags; Cops / COPS_MAX
+
+
+def wallet_scale(w):
+    """A count of w Wallets as the observations show it: w / (w + WALLET_SCALE), in [0, 1)."""
+    return w / (w + WALLET_SCALE)
+
+
 # decision kinds (the top frame of the stack); CALL frames are automatic continuations
 ACTION, MOVE1, MOVE2, SNITCH_FLIP, OFFER, PICK, DENTIST, PILOT, CALL = range(9)
 DECISION_NAMES = (
@@ -179,7 +193,7 @@ class _ObsPlan:
             perm = (p + np.arange(n)) % n  # relative seat a is absolute seat perm[a]
             for piece in layout:
                 start, seats = pieces[piece.name]
-                width = piece.shape[-1]
+                width = piece.size // n if seats == "row" else piece.shape[-1]
                 if seats == "seat":
                     index = start + perm
                 elif seats == "both":
@@ -307,79 +321,167 @@ class Exposed(Game):
             table.flags.writeable = False  # shared by every game of this size
 
     def _layouts(self):
-        n, t, e = self.num_players, self.num_tiles, self.num_edges
-        last = [
-            (
-                "last_kinds",
-                (n, len(KIND_NAMES)),
-                "what each player did on their latest turn (move, steal, expose, snitch, item)",
-            ),
-            (
-                "last_cells",
-                (n, t),
-                "cells (current places of the tiles) each player's latest turn touched in public",
-            ),
-            (
-                "last_seats",
-                (n, n),
-                "players each player's latest turn targeted (Snitch shown to, item targets)",
-            ),
-            ("last_items", (n, t), "items (by Guest) each player used on their latest turn"),
-        ]
-        phase = [
-            ("turn", (n,), "whose turn it is (relative seat)"),
-            ("decision", (NUM_DECISIONS,), "what the current decision is (see DECISION_NAMES)"),
-            ("decision_item", (t,), "the item (by Guest) being offered or used now"),
-            ("decision_cells", (t,), "cells already chosen in the current item"),
-            ("decision_seats", (n,), "players already chosen in the current item (relative)"),
-        ]
+        n, t, e, s = self.num_players, self.num_tiles, self.num_edges, self.side
+        cells, seat_cells = (s, s), (n, s, s)  # cell pieces are grids: rows x columns
+        grid_axes, seat_grid_axes = ("row", "col"), ("seat", "row", "col")
         flag_layout, off = [], 0
         for name, shape in self._flag_shapes():
             flag_layout.append((name, off, off + prod(shape), shape))
             off += prod(shape)
         self._flag_layout = tuple(flag_layout)
+        wallets = f"w Wallets as w / (w + {WALLET_SCALE}), exact, 0.5 at the {WIN_WALLETS} that win"
+        # every piece lies in [0, 1]: flags, one-hots, and counts scaled (see `wallet_scale`)
         self.observation_layout = Layout(
             [
-                ("grid", (t, t), "one-hot Guest on each cell (row-major cells)"),
-                ("exposed_tiles", (t,), "1 where the tile shows its exposed side"),
-                ("tile_wallets", (t,), "Wallets on each tile"),
-                ("marks", (t,), "1 where the tile's Guest is a Mark in play"),
-                ("discarded", (t,), "1 where the tile's Guest card is in the discard pile"),
-                (
+                PieceSpec("grid", (s, s, t), "one-hot Guest on each cell", 0, 1, ("row", "col", "tile")),
+                PieceSpec("exposed_tiles", cells, "1 where the tile shows its exposed side", 0, 1, grid_axes),
+                PieceSpec("tile_wallets", cells, f"Wallets on each tile ({wallets})", 0, 1, grid_axes),
+                PieceSpec("marks", cells, "1 where the tile's Guest is a Mark in play", 0, 1, grid_axes),
+                PieceSpec(
+                    "discarded",
+                    cells,
+                    "1 where the tile's Guest card is in the discard pile",
+                    0,
+                    1,
+                    grid_axes,
+                ),
+                PieceSpec(
                     "seen_in_deck",
-                    (t,),
+                    cells,
                     "1 where I have seen that Guest's card in the Identity deck (Astronaut/Mayor): nobody's identity",
+                    0,
+                    1,
+                    grid_axes,
                 ),
-                (
+                PieceSpec(
                     "identity",
-                    (n, t),
+                    seat_cells,
                     "cell of each player's Guest where I know it (mine, exposed, shown to me, game over)",
+                    0,
+                    1,
+                    seat_grid_axes,
                 ),
-                ("candidates", (n, t), "cells that can still hold each player's Guest, from all I know"),
-                (
+                PieceSpec(
+                    "candidates",
+                    seat_cells,
+                    "cells that can still hold each player's Guest, from all I know",
+                    0,
+                    1,
+                    seat_grid_axes,
+                ),
+                PieceSpec(
                     "dentist_told",
-                    (n, t),
+                    seat_cells,
                     "cells of the lines I told each player with the Dentist (what they know of me)",
+                    0,
+                    1,
+                    seat_grid_axes,
                 ),
-                ("stashes", (n,), "Wallets in each player's Stash"),
-                ("exposed_players", (n,), "1 for each exposed player"),
-                (
+                PieceSpec("stashes", (n,), f"Wallets in each player's Stash ({wallets})", 0, 1, ("seat",)),
+                PieceSpec("exposed_players", (n,), "1 for each exposed player", 0, 1, ("seat",)),
+                PieceSpec(
                     "own_total",
                     (1,),
-                    "my Wallets: Stash plus my Guest tile (only mine: another's would point at the tile)",
+                    f"my Wallets, Stash plus my Guest tile ({wallets}); only mine: another's would point at the tile",
+                    0,
+                    1,
                 ),
-                ("knows", (n, n), "[a, b] = 1 if a has been shown b's Identity card (Snitch)"),
-                ("kept_items", (n, 3), "Pilot, Soldier kept; Cops under each player's card"),
-                (
+                PieceSpec(
+                    "knows",
+                    (n, n),
+                    "[a, b] = 1 if a has been shown b's Identity card (Snitch)",
+                    0,
+                    1,
+                    ("seat", "seat"),
+                ),
+                PieceSpec(
+                    "kept_items",
+                    (n, 3),
+                    f"Pilot kept, Soldier kept (0/1); Cops under each player's card / {COPS_MAX}",
+                    0,
+                    1,
+                    ("seat", "feature"),
+                ),
+                PieceSpec(
                     "blocked_swaps",
                     (n, e),
-                    "swaps that would undo each player's latest Move (forbidden to others)",
+                    "swaps (action order) that would undo each player's latest Move (forbidden to others)",
+                    0,
+                    1,
+                    ("seat", "feature"),
                 ),
-                ("counts", (3,), "cards in the Identity deck, Wallets in the Lost & Found, game over"),
-                *last,
-                *phase,
+                PieceSpec(
+                    "counts",
+                    (3,),
+                    f"cards in the Identity deck / {t}; Wallets in the Lost & Found as w / (w + {WALLET_SCALE}); game over",
+                    0,
+                    1,
+                ),
+                PieceSpec(
+                    "last_kinds",
+                    (n, len(KIND_NAMES)),
+                    "what each player did on their latest turn (move, steal, expose, snitch, item)",
+                    0,
+                    1,
+                    ("seat", "feature"),
+                ),
+                PieceSpec(
+                    "last_cells",
+                    seat_cells,
+                    "cells (current places of the tiles) each player's latest turn touched in public",
+                    0,
+                    1,
+                    seat_grid_axes,
+                ),
+                PieceSpec(
+                    "last_seats",
+                    (n, n),
+                    "players each player's latest turn targeted (Snitch shown to, item targets)",
+                    0,
+                    1,
+                    ("seat", "seat"),
+                ),
+                PieceSpec(
+                    "last_items",
+                    (n, t),
+                    "items (by Guest) each player used on their latest turn",
+                    0,
+                    1,
+                    ("seat", "item"),
+                ),
+                PieceSpec("turn", (n,), "whose turn it is (relative seat)", 0, 1, ("seat",)),
+                PieceSpec(
+                    "decision", (NUM_DECISIONS,), "what the current decision is (see DECISION_NAMES)", 0, 1
+                ),
+                PieceSpec(
+                    "decision_item", (t,), "the item (by Guest) being offered or used now", 0, 1, ("item",)
+                ),
+                PieceSpec(
+                    "decision_cells", cells, "cells already chosen in the current item", 0, 1, grid_axes
+                ),
+                PieceSpec(
+                    "decision_seats",
+                    (n,),
+                    "players already chosen in the current item (relative)",
+                    0,
+                    1,
+                    ("seat",),
+                ),
             ]
         )
+        last = [
+            ("last_kinds", (n, len(KIND_NAMES)), "each player's latest turn: kinds"),
+            ("last_cells", (n, t), "each player's latest turn: cells touched"),
+            ("last_seats", (n, n), "each player's latest turn: players targeted"),
+            ("last_items", (n, t), "each player's latest turn: items used (by Guest)"),
+        ]
+        phase = [
+            ("turn", (n,), "whose turn it is"),
+            ("decision", (NUM_DECISIONS,), "the current decision"),
+            ("decision_item", (t,), "the item being offered or used now"),
+            ("decision_cells", (t,), "cells already chosen in the current item"),
+            ("decision_seats", (n,), "players already chosen in the current item"),
+        ]
         self.state_layout = Layout(
             [
                 ("grid", (t, t), "one-hot Guest on each cell"),
@@ -447,6 +549,7 @@ class Exposed(Game):
         self.dentist_records = []  # (asker, target, epoch, line, cell_guest snapshot)
         # 4. Marks
         self.marks: list[int] = []
+        self.stolen: list[int] = []  # Marks stolen this action: no longer Marks, discarded after the item
         self.discard: list[int] = []
         for _ in range(self.num_marks):
             self._draw_mark()
@@ -648,9 +751,17 @@ class Exposed(Game):
 
     def _discard_mark(self, g: int) -> None:
         if self.g_mark[g]:
-            self.marks.remove(g)
-            self.g_mark[g] = False
+            self._unmark(g)
             self._discard_card(g, self.turn)
+
+    def _unmark(self, g: int) -> None:
+        self.marks.remove(g)
+        self.g_mark[g] = False
+
+    def _discard_stolen(self, g: int) -> None:
+        """The stolen Mark's card goes to the discard pile once its item is over (Steal, step 3)."""
+        self.stolen.remove(g)
+        self._discard_card(g, self.turn)
 
     def _draw_mark(self) -> None:
         """Draw one Mark; an empty one is discarded and exposed and another drawn (or gets a Wallet)."""
@@ -750,6 +861,12 @@ class Exposed(Game):
 
     def is_terminal(self) -> bool:
         return self.over
+
+    def game_type(self) -> GameType:
+        """Every seat for itself; +1 to each winner, -1 to the others (0 to all if truncated). Tied
+        winners share the win (+1 each), so the sum of the returns varies: general-sum, at every
+        player count (a 2-player game can end in a shared win too)."""
+        return GameType("general_sum", "none", -1.0, 1.0, self.config.max_decisions)
 
     def returns(self) -> np.ndarray:
         out = np.zeros(self.num_players)
@@ -858,10 +975,15 @@ class Exposed(Game):
         self._give(p, 1)
         g = int(self.c_guest[cell])
         if self.g_mark[g]:
+            # a Mark stops being a Mark at its first theft (another Steal from its tile during its own
+            # item, by the Mechanic, triggers nothing); its card is discarded once the item is over
+            self._unmark(g)
+            self.stolen.append(g)
             self._flip(cell, p)
-            self._call("_discard_mark", g)
-            if self._usable(GUESTS[g].item, p, g):
-                self._push(OFFER, p, g)
+            self._call("_discard_stolen", g)
+            # Reading: the item is always offered; one with no possible first step does nothing
+            # (whether it could act is then public: the offer tells nothing about the thief's Guest)
+            self._push(OFFER, p, g)
 
     def _expose(self, p: int, cell: int) -> None:
         """EXPOSE: a tile in your row or column; a Cop under your card costs a Wallet first."""
@@ -982,10 +1104,13 @@ class Exposed(Game):
         self.ctx_seats = []
         self.last_items[self.turn, g] = True
         self.items_any = True
-        getattr(self, "_item_" + GUESTS[g].item)(p, g)
+        item = GUESTS[g].item
+        if self._usable(item, p, g):  # Reading: an item with no possible first step does nothing
+            getattr(self, "_item_" + item)(p, g)
 
     def _usable(self, item: str, p: int, g: int) -> bool:
-        """Whether the item can do anything now (an item with no possible first step is not offered)."""
+        """Whether the item has a possible first step. Every `_can_` check reads only the public table,
+        so whether an item acts never tells anything about its user's secret Guest."""
         check = getattr(self, "_can_" + item, None)
         return True if check is None else bool(check(p, g))
 
@@ -1051,9 +1176,8 @@ class Exposed(Game):
         if kind == "marks":
             m[self.marks] = True
         elif kind == "actor":
-            for g in self.discard:
-                item = GUESTS[g].item
-                if item != "actor" and self._usable(item, p, g):
+            for g in self.discard:  # any discarded card but an Actor (one that cannot act does nothing)
+                if GUESTS[g].item != "actor":
                     m[g] = True
         if exclude >= 0:
             m[exclude] = False
@@ -1182,14 +1306,14 @@ class Exposed(Game):
     def _item_magician(self, p, g):
         self._push(MOVE1, p, False)
 
-    def _can_mechanic(self, p, g):
-        return self._steal_mask(p).any()
-
     def _item_mechanic(self, p, g):
-        self._pick(p, B_STEAL, "_m_steal", (p,), False, "_mechanic_steal", (p,))
+        # Reading: the extra Steal may be passed, so a thief with nothing to steal from (where the
+        # tiles around their secret Guest are empty) looks exactly like one who chooses not to steal
+        self._pick(p, B_STEAL, "_m_steal", (p,), True, "_mechanic_steal", (p,))
 
     def _mechanic_steal(self, p, cell):
-        self._steal(p, cell)
+        if cell is not None:
+            self._steal(p, cell)
 
     def _item_paramedic(self, p, g):
         self._pick(p, B_LINE, "_m_lines", (), False, "_paramedic_line", (p,))
@@ -1525,17 +1649,18 @@ class Exposed(Game):
         # c_exp, knows, last_kind, last_seats, last_items, g_mark, g_disc, last_guests in one copy
         src.flags[:] = self._flags
         wal = self.c_wal
-        src.cwal[:] = wal
+        src.cwal[:] = wal / (wal + WALLET_SCALE)  # wallet_scale, counts in [0, 1)
+        stash = self.stash
         S[src.nums] = [
-            *self.stash,
+            *[wallet_scale(w) for w in stash],
             *p_exp,
-            len(self.deck),
-            self.lost_found,
+            len(self.deck) / t,
+            wallet_scale(self.lost_found),
             over,
-            self.stash[player] + int(wal[self.g_cell[ident[player]]]),
+            wallet_scale(stash[player] + int(wal[self.g_cell[ident[player]]])),
         ]
         if self.kept_any:
-            src.kept[:] = self.kept
+            src.kept[:] = self.kept * _KEPT_SCALE
         move_rec = self.move_rec
         if any(move_rec):
             edges = self.edges
@@ -1752,7 +1877,7 @@ class Exposed(Game):
         assert (self.c_wal >= 0).all() and min(self.stash) >= 0 and self.lost_found >= 0
         assert (np.sort(self.c_guest) == self._arange_t).all()
         assert (self.g_cell[self.c_guest] == self._arange_t).all()
-        cards = self.ident + self.deck + self.marks + self.discard
+        cards = self.ident + self.deck + self.marks + self.stolen + self.discard
         assert sorted(cards) == list(range(t)), "every Identity card is in exactly one place"
         assert len(self.deck) == len(self.deck_seen)
         assert len(self.marks) <= self.num_marks
@@ -1760,6 +1885,7 @@ class Exposed(Game):
         assert self.n_unexposed == n - sum(self.p_exp)
         assert self.knows_any or not self.knows.any()
         assert self.kept_any or not self.kept.any()
+        assert self.cop.sum() <= COPS_MAX, "one Cop card: a Mark once, and once more by the Actor"
         assert self.items_any or not (self.last_seats.any() or self.last_items.any())
         for q in range(n):
             assert self.g_owner[self.ident[q]] == q
@@ -1867,6 +1993,7 @@ class Exposed(Game):
             lines.append(" | ".join(row))
         lines.append(
             f"Marks: {[GUESTS[g].name for g in self.marks]}  Discard: {[GUESTS[g].name for g in self.discard]}"
+            + (f"  Stolen, item in use: {[GUESTS[g].name for g in self.stolen]}" if self.stolen else "")
         )
         lines.append(
             f"Deck: {len(self.deck)} cards  Lost & Found: {self.lost_found} (created {self.created})"
@@ -1895,7 +2022,7 @@ class Exposed(Game):
                 lines.append(f"deck: {[GUESTS[g].name for g in self.deck]} seen {self.deck_seen}")
         return "\n".join(lines)
 
-    def render_rgb(self) -> np.ndarray:
+    def render_rgb(self, player: int | None = None) -> np.ndarray:
         from .render import render_table
 
         return render_table(self)

@@ -53,14 +53,22 @@ class ScriptedExpressionsPolicy:
     # ----- guessing --------------------------------------------------------------------------
     def _candidates(self, obs, seat: int, unseen: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
         """Cards seat may hold, and the card sets it must hold one of (its relevant Suggestions)."""
-        allowed = unseen & (obs["guessed_wrong"][seat] == 0)
+        # a card wrongly guessed that left no hand lies in the Timer Stack
+        in_timer = obs["guessed_wrong"].any(axis=0) & ~obs["left_hand"].any(axis=0)
+        allowed = unseen & (obs["guessed_wrong"][seat] == 0) & ~in_timer
         sugg = obs["suggestions"][seat] > 0
-        for c in np.flatnonzero(sugg[HIGHEST]):
+        told = sugg | (obs["past_suggestions"][seat] > 0)  # what each Suggestion said stays true
+        for c in np.flatnonzero(told[HIGHEST]):
             allowed &= ~HIGHER[c]
-        for c in np.flatnonzero(sugg[LOWEST]):
+        for c in np.flatnonzero(told[LOWEST]):
             allowed &= ~LOWER[c]
-        for c in np.flatnonzero(sugg[LAST]):
+        for c in np.flatnonzero(told[LAST]):
             allowed &= ~SAME_COLOR[c]
+        # a Suggestion left the table because its color / number left the hand
+        for c in np.flatnonzero((told[HIGHEST] & ~sugg[HIGHEST]) | (told[LOWEST] & ~sugg[LOWEST])):
+            allowed &= ~SAME_COLOR[c]
+        for c in np.flatnonzero(told[MORE] & ~sugg[MORE]):
+            allowed &= ~SAME_NUMBER[c]
         required = [allowed & SAME_COLOR[c] for c in np.flatnonzero(sugg[HIGHEST] | sugg[LOWEST])]
         required += [allowed & SAME_NUMBER[c] for c in np.flatnonzero(sugg[MORE])]
         return allowed, required

@@ -26,6 +26,16 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 5
 MODES = ("normal", "hard", "easy")
 REWARDS = ("win_loss", "score")
 
+# The most cards Harmony can hold at the end of a game dealt by the chart, over every deal and every
+# line of play (every guess right when the team likes), by (players, mode); the fewest is 0 everywhere.
+# Found by the exact search of envs/expressions/extremes.py; with more than 25 the team can win.
+MOST_HARMONY = {
+    (2, "normal"): 32, (2, "hard"): 32, (2, "easy"): 32,
+    (3, "normal"): 47, (3, "hard"): 24, (3, "easy"): 49,
+    (4, "normal"): 48, (4, "hard"): 24, (4, "easy"): 50,
+    (5, "normal"): 49, (5, "hard"): 30, (5, "easy"): 50,
+}  # fmt: skip
+
 
 def color_of(card: int) -> int:
     return card // NUM_NUMBERS

@@ -14,7 +14,7 @@ from functools import cache
 
 import numpy as np
 
-from envs.core import ConfigError, Game, Layout
+from envs.core import ConfigError, Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
 from envs.core.layout import seat_rotation_index
 
@@ -30,6 +30,7 @@ from .data import (
     MIN_PLAYERS,
     MODES,
     MORE,
+    MOST_HARMONY,
     NUM_CARDS,
     NUMBER_BITS,
     REWARDS,
@@ -46,16 +47,34 @@ TURN, CHOOSE_HARMONY, CHOOSE_AGONY = range(3)
 PHASE_NAMES = ("turn", "choose a card for Harmony", "choose a card for Agony")
 
 
+def flips_per_round(num_players: int, mode: str) -> int:
+    return 2 if (num_players == 2 or mode == "hard") else 1
+
+
+def most_decisions(num_players: int, mode: str) -> int:
+    """The longest game the set-up chart allows: every turn at most 2 decisions (a guess, then the
+    guesser's card), one turn per player a round, a round per flip of the Timer Stack (+1 in Easy)."""
+    timer = SETUP_CHART[num_players][1]
+    rounds = -(-timer // flips_per_round(num_players, mode)) + (mode == "easy")
+    return 2 * num_players * rounds
+
+
+# One default for the game: twice the longest game of any player count and mode (60 decisions).
+MAX_DECISIONS = 2 * max(most_decisions(n, mode) for n in SETUP_CHART for mode in MODES)
+
+
 @dataclass(frozen=True)
 class ExpressionsConfig:
     num_players: int = 4
     mode: str = "normal"  # normal | hard | easy
     reward: str = "win_loss"  # win_loss: +1/-1 for the team; score: Harmony - Agony
+    max_decisions: int = MAX_DECISIONS  # the faces truncate past this many decisions
 
     def validate(self) -> None:
         require_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         require_choice("mode", self.mode, MODES)
         require_choice("reward", self.reward, REWARDS)
+        require_range("max_decisions", self.max_decisions, 1, 10**9)
 
 
 def _cards(bits: int) -> list[int]:
@@ -80,7 +99,7 @@ class Expressions(Game):
         n = self.num_players = cfg.num_players
         self.hand_size, timer_size = SETUP_CHART[n]
         self.initial_timer = timer_size
-        self.flips_per_round = 2 if (n == 2 or cfg.mode == "hard") else 1
+        self.flips_per_round = flips_per_round(n, cfg.mode)
         # Reading: the 2-player "cards left in hands go to Harmony" holds for every mode but Hard.
         self.hands_to_harmony = n == 2 and cfg.mode != "hard"
         # flat action space: play (4 x 50) | guess (other seats x 50) | choose a card of your hand (50)
@@ -179,6 +198,22 @@ class Expressions(Game):
 
     def is_terminal(self) -> bool:
         return self.terminal
+
+    def teams(self) -> list[int]:
+        """One team: every seat plays for Harmony together."""
+        return [0] * self.num_players
+
+    def game_type(self) -> GameType:
+        """Cooperative: every seat gets the same return, one fixed team. The returns' bounds are the
+        true ones for this player count and mode (data.MOST_HARMONY; at the end all 50 cards lie in
+        Harmony or Agony, so Harmony - Agony = 2 * Harmony - 50, and Harmony can be 0 in every mode)."""
+        cfg = self.config
+        most = MOST_HARMONY[cfg.num_players, cfg.mode]
+        if cfg.reward == "score":
+            low, high = -float(NUM_CARDS), float(2 * most - NUM_CARDS)
+        else:
+            low, high = -1.0, (1.0 if 2 * most > NUM_CARDS else -1.0)
+        return GameType("identical", "fixed", low, high, cfg.max_decisions)
 
     def returns(self) -> np.ndarray:
         if not self.terminal:
@@ -296,7 +331,10 @@ class Expressions(Game):
         self.ruled_out[target] |= bit
         self._set_seat_piece("guessed_wrong", target, card, 1.0)
         holder = self.holder_of(card)
-        if holder is not None:  # the player who does have it adds it to Agony (else it is in the timer)
+        if holder is None:  # FAQ: it is in the Timer Stack, and every player now knows it
+            for p in range(self.num_players):
+                self.ruled_out[p] |= bit
+        else:  # the player who does have it adds it to Agony
             self._leave_hand(holder, card)
             self._to_agony(card)
             self._discard_irrelevant_suggestions(holder)
@@ -337,10 +375,15 @@ class Expressions(Game):
                 continue
             same = COLOR_BITS[color_of(card)] if kind != MORE else NUMBER_BITS[number_of(card) - 1]
             if not hand & same:
-                del self.suggestions[card]
-                self._set_seat_piece("suggestions", k, kind * NUM_CARDS + card, 0.0)
+                self._suggestion_to_agony(card)
                 self.ruled_out[k] |= same
-                self._to_agony(card)
+
+    def _suggestion_to_agony(self, card: int) -> None:
+        """A Suggestion leaves the table; its seat and kind stay public (past_suggestions)."""
+        owner, kind = self.suggestions.pop(card)
+        self._set_seat_piece("suggestions", owner, kind * NUM_CARDS + card, 0.0)
+        self._set_seat_piece("past_suggestions", owner, kind * NUM_CARDS + card, 1.0)
+        self._to_agony(card)
 
     def _end_turn(self) -> None:
         if not any(self.hand_counts):
@@ -381,10 +424,8 @@ class Expressions(Game):
 
     def _end_game(self) -> None:
         """All Suggestions go to Agony; hands too, except in a non-Hard 2-player game (Harmony)."""
-        for card, (owner, kind) in sorted(self.suggestions.items()):
-            self._set_seat_piece("suggestions", owner, kind * NUM_CARDS + card, 0.0)
-            self._to_agony(card)
-        self.suggestions.clear()
+        for card in sorted(self.suggestions):
+            self._suggestion_to_agony(card)
         for p in range(self.num_players):
             for card in _cards(self.hands[p]):
                 self._leave_hand(p, card)
@@ -460,8 +501,9 @@ class Expressions(Game):
         """Redeal the other hands and the timer consistently with what `player` knows.
 
         Known to `player`: own hand, every face-up card, hand sizes, the timer size, and the public
-        deductions (wrong guesses, truthful Suggestions, Suggestions discarded as irrelevant, relevant
-        Suggestions still on the table). A random consistent deal is tried first; the deal is then
+        deductions (`ruled_out` and `requirements`: wrong guesses, and a wrongly named card nobody
+        held lies in the timer; truthful Suggestions; Suggestions discarded as irrelevant; relevant
+        Suggestions still on the table), all readable from the observation. A random consistent deal is tried first; the deal is then
         mixed by swaps that keep every constraint.
         """
         game = self.clone()
@@ -654,7 +696,7 @@ class Expressions(Game):
             lines.append(f"player {self.player} to {PHASE_NAMES[self.phase]}")
         return "\n".join(lines)
 
-    def render_rgb(self) -> np.ndarray:
+    def render_rgb(self, player: int | None = None) -> np.ndarray:
         from .render import draw_table
 
         return draw_table(self)
@@ -662,32 +704,71 @@ class Expressions(Game):
 
 @cache
 def observation_layout(n: int) -> Layout:
-    """The observation pieces; seat axes are relative to the observer (0 = you, 1 = your left, ...)."""
-    c = NUM_CARDS
+    """The observation pieces; seat axes are relative to the observer (0 = you, 1 = your left, ...).
+
+    Every entry is a 0/1 flag or a fraction, so every piece lies in [0, 1]."""
+    c, k = NUM_CARDS, len(SUGGESTIONS)
     return Layout(
         [
-            ("hand", (c,), "your hand (one-hot over the 50 cards, id = color*10 + number-1)"),
-            ("suggestions", (n, len(SUGGESTIONS), c), "Suggestions face up in front of each seat, by kind"),
-            ("harmony", (c,), "cards in Harmony"),
-            ("agony", (c,), "cards in Agony"),
-            ("left_hand", (n, c), "cards seen leaving each seat's hand (played, guessed, added to a pile)"),
-            ("from_timer", (c,), "cards flipped from the Timer Stack"),
-            ("guesses", (n, n, c), "guess history: seat a named card c in seat b's hand"),
-            ("guessed_wrong", (n, c), "card c was wrongly guessed in seat b's hand (b does not hold it)"),
-            ("hand_sizes", (n,), "cards in each seat's hand / cards dealt"),
-            ("timer_left", (1,), "timer cards left / timer cards at set-up"),
-            ("current_player", (n,), "the seat to act (one-hot)"),
-            ("first_player", (n,), "the First Player, who flips the timer after each round (one-hot)"),
-            ("phase", (3,), "turn / choose a card for Harmony / choose a card for Agony"),
-            ("final_round", (1,), "1 in Easy mode's extra round after the last flip"),
-            ("mode", (len(MODES),), "normal / hard / easy (one-hot)"),
+            flags("hand", (c,), ("card",), "your hand (one-hot over the 50 cards, id = color*10 + number-1)"),
+            flags(
+                "suggestions",
+                (n, k, c),
+                ("seat", "feature", "card"),
+                "Suggestions face up in front of each seat, by kind",
+            ),
+            flags(
+                "past_suggestions",
+                (n, k, c),
+                ("seat", "feature", "card"),
+                "Suggestions that left the table for Agony, by seat and kind (no longer relevant to the hand, or the end)",
+            ),
+            flags("harmony", (c,), ("card",), "cards in Harmony"),
+            flags("agony", (c,), ("card",), "cards in Agony"),
+            flags(
+                "left_hand",
+                (n, c),
+                ("seat", "card"),
+                "cards seen leaving each seat's hand (played, guessed, added to a pile)",
+            ),
+            flags("from_timer", (c,), ("card",), "cards flipped from the Timer Stack"),
+            flags(
+                "guesses",
+                (n, n, c),
+                ("seat", "seat", "card"),
+                "guess history: seat a named card c in seat b's hand",
+            ),
+            flags(
+                "guessed_wrong",
+                (n, c),
+                ("seat", "card"),
+                "card c was wrongly guessed in seat b's hand (b does not hold it)",
+            ),
+            flags("hand_sizes", (n,), ("seat",), "cards in each seat's hand / cards dealt"),
+            flags("timer_left", (1,), ("feature",), "timer cards left / timer cards at set-up"),
+            flags("current_player", (n,), ("seat",), "the seat to act (one-hot)"),
+            flags(
+                "first_player",
+                (n,),
+                ("seat",),
+                "the First Player, who flips the timer after each round (one-hot)",
+            ),
+            flags("phase", (3,), ("feature",), "turn / choose a card for Harmony / choose a card for Agony"),
+            flags("final_round", (1,), ("feature",), "1 in Easy mode's extra round after the last flip"),
+            flags("mode", (len(MODES),), ("feature",), "normal / hard / easy (one-hot)"),
         ]
     )
+
+
+def flags(name: str, shape: tuple[int, ...], axes: tuple[str, ...], description: str) -> PieceSpec:
+    """A piece of 0/1 flags or fractions in [0, 1]."""
+    return PieceSpec(name, shape, description, 0.0, 1.0, axes)
 
 
 # the observation pieces whose leading axes are seats (rotated so that seat 0 is the observer)
 SEAT_AXES = {
     "suggestions": 1,
+    "past_suggestions": 1,
     "left_hand": 1,
     "guesses": 2,
     "guessed_wrong": 1,
@@ -700,8 +781,10 @@ SEAT_AXES = {
 @cache
 def source_layout(n: int, obs: Layout) -> Layout:
     """Every hand, then the public pieces with absolute seats: what observations are gathered from."""
-    public = [(p.name, p.shape, p.description) for p in obs if p.name != "hand"]
-    return Layout([("hands", (n, NUM_CARDS), "every hand"), *public])
+    public = [
+        PieceSpec(p.name, p.shape, p.description, p.low, p.high, p.axes) for p in obs if p.name != "hand"
+    ]
+    return Layout([flags("hands", (n, NUM_CARDS), ("seat", "card"), "every hand"), *public])
 
 
 @cache
@@ -714,13 +797,18 @@ def observation_gather(n: int) -> np.ndarray:
 
 @cache
 def state_layout(n: int, obs: Layout) -> Layout:
-    public = [(p.name, p.shape, p.description + " (absolute seats)") for p in obs if p.name != "hand"]
+    public = [
+        PieceSpec(p.name, p.shape, p.description + " (absolute seats)", p.low, p.high, p.axes)
+        for p in obs
+        if p.name != "hand"
+    ]
     return Layout(
         [
-            ("hands", (n, NUM_CARDS), "every hand"),
-            (
+            flags("hands", (n, NUM_CARDS), ("seat", "card"), "every hand"),
+            flags(
                 "timer_position",
                 (NUM_CARDS,),
+                ("card",),
                 "depth of each timer card from the top / timer size (0 if not there)",
             ),
             *public,

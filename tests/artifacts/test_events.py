@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from envs.artifacts import data as D
 from envs.artifacts import rules as R
@@ -191,6 +192,54 @@ def test_police_raid():
     assert g.delayed  # Rumour Mill waits
     finish_round(g)
     assert not g.delayed and sum(g.revealed) == 0
+
+
+RED_TAPE_ELECTIONS = [e.name for e in D.EVENTS if D.RED_TAPE in e.resources]
+
+
+def red_tape(g):
+    """The first window player suggests Red Tape for this round's Election; seats 0-2 agree."""
+    act(g, g.A_RES + D.RED_TAPE)
+    vote_all(g, lambda s: g.A_YES if s in (0, 1, 2) else g.A_NO, R.PH_AGREE)
+    assert g.mods[2]
+
+
+@pytest.mark.parametrize("event", RED_TAPE_ELECTIONS)
+def test_police_raid_leaves_a_red_taped_election(event):
+    """Cancel Status is for cards with the Delayed icon: a Red-Taped Election still resolves."""
+    g = table(7, SEVEN, sold=(3, 3, 0, 0, 0), top=[event, "Police Raid", "Quiet Day"])
+    red_tape(g)
+    pass_window(g)
+    assert g.round == 2 and [d[0] for d in g.delayed] == [D.EVENT_ID[event]]
+    pass_window(g)  # Police Raid resolves, then the Red-Taped Election at the end of round 2
+    assert g.round == 2 and g.phase in (R.PH_TALK, R.PH_ELECT)
+
+
+def test_police_raid_cancels_delayed_cards_but_not_a_red_taped_election():
+    g = table(
+        7,
+        SEVEN,
+        sold=(3, 3, 0, 0, 0),
+        top=["Curse of the Pharaoh", "Interrogation", "Police Raid", "Quiet Day"],
+    )
+    pass_window(g)  # round 1: the Curse waits two rounds
+    red_tape(g)
+    pass_window(g)  # round 2: the Interrogation is Red-Taped
+    assert sorted(d[0] for d in g.delayed) == sorted(
+        D.EVENT_ID[e] for e in ("Curse of the Pharaoh", "Interrogation")
+    )
+    pass_window(g)  # round 3: Police Raid cancels the Curse; the Interrogation is held at the end of round 3
+    assert g.round == 3 and g.phase in (R.PH_TALK, R.PH_ELECT) and not g.delayed
+    elect(g, lambda s: 5)
+    assert g.revealed[5] and all(g.alive)  # the Interrogation happened, the Curse did not
+
+
+def test_police_raid_cancels_tribunal():
+    """Tribunal is an Election printed with the Delayed icon: a Delayed event, cancelled."""
+    g = draw("Tribunal", then=["Police Raid", "Quiet Day"])
+    assert g.delayed
+    pass_window(g)
+    assert g.round == 3 and not g.delayed and not any(g.revealed)
 
 
 def test_amnesty():

@@ -8,8 +8,9 @@ from envs.artifacts import data as D
 from envs.artifacts import rules as R
 from envs.artifacts.baseline import ScriptedArtifactsPolicy
 from envs.artifacts.rules import Artifacts
+from envs.artifacts.vault import Vault
 
-from .util import SEVEN, TEN_FULL, act, pass_window, table
+from .util import SEVEN, TEN_FULL, act, pass_window, table, vote_all
 
 
 def test_observation_is_relative_and_holds_own_role():
@@ -133,3 +134,134 @@ def test_rgb_picture():
     pic = g.render_rgb()
     assert pic.dtype == np.uint8 and pic.ndim == 3 and pic.shape[0] > 200 and pic.shape[1] > 300
     assert len(np.unique(pic.reshape(-1, 3), axis=0)) > 8
+
+
+def revealed_teams(g: Artifacts, p: int) -> dict[int, int]:
+    """The true team of every seat whose team the rules told p: own, Revealed, awareness, public clears."""
+    out = {s: D.ROLE_SIDE[int(g.roles[s])] for s in range(g.num_players) if g.knows_role(p, s)}
+    out.update({s: D.ACADEMICS for s in range(g.num_players) if g.cleared[s]})
+    return out
+
+
+def test_teams_are_the_dealt_sides():
+    g = table(7, SEVEN, top=["Quiet Day"])
+    assert g.teams() == [D.ACADEMICS] * 4 + [D.LOOTERS] * 3
+
+
+def test_resample_keeps_every_team_revealed_to_the_player_and_redraws_the_others():
+    # seat 0 the Possessed knows the Tomb Raider (seat 4); the Smuggler (6) is Revealed; seat 1 cleared
+    g = table(7, SEVEN, top=["Quiet Day"])
+    g._reveal(6)
+    g.cleared[1] = True
+    rng = np.random.default_rng(4)
+    known = revealed_teams(g, 0)
+    assert known == {0: D.ACADEMICS, 1: D.ACADEMICS, 4: D.LOOTERS, 6: D.LOOTERS}
+    seen = {s: set() for s in range(7)}
+    for _ in range(60):
+        teams = g.resample_hidden(0, rng).teams()
+        for s, team in known.items():
+            assert teams[s] == team
+        for s in range(7):
+            seen[s].add(teams[s])
+    # the others (seats 2, 3, 5: two Academics and the Mafia Boss among them) are re-dealt
+    assert all(seen[s] == {D.ACADEMICS, D.LOOTERS} for s in (2, 3, 5))
+
+
+def test_resample_keeps_revealed_teams_in_random_games():
+    """In random games of every configuration, teams()[p] and every team revealed to p stay, and the
+    teams p was not told change in some draws."""
+    from envs.artifacts_v0 import SPEC
+
+    rng = np.random.default_rng(8)
+    for cfg in SPEC.test_configs:
+        changed, seed = 0, 0
+        g = Artifacts(rng=np.random.default_rng(seed), **cfg)
+        while g.num_decisions < 30:
+            legal = np.flatnonzero(g.legal_action_mask())
+            g.apply_action(int(legal[rng.integers(len(legal))]))
+            if g.is_terminal():  # a short game: take the next deal
+                seed += 1
+                g = Artifacts(rng=np.random.default_rng(seed), **cfg)
+        for p in range(g.num_players):
+            known = revealed_teams(g, p)
+            for _ in range(10):
+                teams = g.resample_hidden(p, rng).teams()
+                assert all(teams[s] == team for s, team in known.items())
+                changed += teams != g.teams()
+        assert changed > 0, cfg
+
+
+def test_resample_keeps_a_public_clear_that_the_player_also_checked_privately():
+    """A seat cleared by the Shaman is a true Academic, even when p's own check of it saw "Academic"
+    (which the Forger would also show): both constraints hold together."""
+    g = table(10, TEN_FULL, preference="full", top=["Quiet Day"], start_round=2, first_seat=3)
+    act(g, g.A_USE)
+    act(g, g.A_SEAT + (4 - 3) % 10)  # the Detective checks seat 4, an Academic
+    g.cleared[4] = True
+    g.touch()
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        s = g.resample_hidden(3, rng)
+        assert D.ROLE_SIDE[int(s.roles[4])] == D.ACADEMICS and s.teams()[4] == D.ACADEMICS
+
+
+# ----- Spain: resampling keeps what the public history tells of the face-down piles -----------------
+def spain_samples(g: Artifacts, count: int = 40, seed: int = 0) -> list[Artifacts]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        s = g.resample_hidden(i % g.num_players, rng)
+        s.check_invariants()
+        np.testing.assert_array_equal(s.observation(i % g.num_players), g.observation(i % g.num_players))
+        out.append(s)
+    return out
+
+
+def test_spain_a_piece_sold_by_vote_stays_known():
+    g = table(7, SEVEN, site="spain", sold_start=False, top=[2, "Quiet Day"])
+    pass_window(g)
+    vote_all(g, g.A_NO, R.PH_KEEP)  # the Crystal Skull is sold, face down
+    assert g.sold == [0, 0, 1, 0, 0]
+    for s in spain_samples(g):
+        assert s.sold == [0, 0, 1, 0, 0] and s.discard == [0] * 5
+    # a memoryless agent sees the deduction: one Crystal Skull in Sold, at fewest and at most
+    np.testing.assert_allclose(g.observation_dict(0)["vault"][2], [0.2, 0.2, 0, 0])
+    assert not g.observation_dict(0)["sold"].any()
+
+
+def test_spain_a_random_payment_keeps_what_sold_and_discard_hold_together():
+    """Two known Jade Dragons in Sold; Red Tape costs one random piece of Sold: one Jade in each pile."""
+    g = table(7, SEVEN, site="spain", sold_start=False, top=[0, 0, "Interrogation", "Quiet Day"])
+    for _ in range(2):
+        pass_window(g)
+        vote_all(g, g.A_NO, R.PH_KEEP)
+        vote_all(g, g.A_PASS, R.PH_EXTRA)
+    assert g.round == 3 and g.sold == [2, 0, 0, 0, 0]
+    act(g, g.A_RES + D.RED_TAPE)
+    vote_all(g, lambda s: g.A_YES if s < 3 else g.A_NO, R.PH_AGREE)
+    assert g.mods[2] and g.discard == [1, 0, 0, 0, 0]
+    for s in spain_samples(g):
+        assert s.sold == [1, 0, 0, 0, 0] and s.discard == [1, 0, 0, 0, 0]
+
+
+def test_spain_a_search_that_finds_nothing_empties_the_pile_of_that_artifact():
+    """Private Donation for the Bronze Helm finds none: every unseen Bronze Helm is in Sold or Discard."""
+    g = table(7, SEVEN, site="spain", sold=(0, 0, 0, 3, 0), discard=(0, 0, 0, 2, 0), top=["Private Donation"])
+    g.vault = Vault.unknown(g.hidden_pieces(), 3, 2)  # the public knows only the sizes
+    pass_window(g)
+    vote_all(g, g.A_ART + 3, R.PH_DONATION)
+    assert g.storage[3] == 0
+    samples = spain_samples(g)
+    for s in samples:
+        assert s.sold[3] + s.discard[3] == 5
+        assert not any(c // 5 == 3 for c in s.pile if c < D.NUM_ARTIFACT_CARDS)
+
+
+def test_spain_a_wrong_call_tells_the_looters_condition_did_not_hold():
+    g = table(7, SEVEN, site="spain", sold=(2, 2, 2, 2, 1), discard=(1, 0, 0, 0, 0), top=["Quiet Day"])
+    g.vault = Vault.unknown(g.hidden_pieces(), 9, 1)  # the public knows only the sizes
+    assert any(all(c[a] + c[5 + a] >= 2 for a in range(5)) for c in g.vault.configs)
+    act(g, g.A_CALL)  # wrong: only one Silver Chalice
+    assert not g.is_terminal()
+    for s in spain_samples(g, 80):
+        assert not s.looters_pile_condition()

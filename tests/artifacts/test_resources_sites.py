@@ -190,3 +190,24 @@ def test_insurance_does_not_cancel_an_election_delayed_by_red_tape():
     pass_window(g)
     assert g.round == 2 and g.delayed
     assert not g.legal_action_mask()[g.A_RES + INSURANCE]
+
+
+def test_insurance_cancels_tribunal_a_delayed_election():
+    g = table(7, SEVEN, sold=(3, 3, 0, 0, 0), top=["Tribunal", "Quiet Day", "Amnesty"])
+    pass_window(g)
+    assert g.round == 2 and g.legal_action_mask()[g.A_RES + INSURANCE]
+    suggest(g, INSURANCE, {0, 1, 2})
+    assert not g.delayed
+    pass_window(g)
+    assert g.round == 3 and not any(g.revealed)
+
+
+def test_insurance_passes_over_a_red_taped_election_to_a_delayed_card():
+    """With a Red-Taped Election and a Delayed card in play, Insurance cancels the Delayed card."""
+    g = table(7, SEVEN, sold=(4, 4, 0, 0, 0), top=["Curse of the Pharaoh", "Interrogation", "Quiet Day"])
+    pass_window(g)
+    suggest(g, RED_TAPE, {0, 1, 2})
+    pass_window(g)
+    assert g.round == 3 and len(g.delayed) == 2
+    suggest(g, INSURANCE, {0, 1, 2})
+    assert [d[0] for d in g.delayed] == [D.EVENT_ID["Interrogation"]]

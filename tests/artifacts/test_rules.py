@@ -289,6 +289,10 @@ def test_closed_votes_are_recorded_per_player():
         v = g.observation_dict(p)
         for s in range(7):
             k = (s - p) % 7
-            np.testing.assert_allclose(v["keep_sell_record"][k] * 10, [1, 0] if s < 5 else [0, 1])
-            np.testing.assert_allclose(v["majority_record"][k] * 20, [1, 0] if s < 5 else [0, 1])
+            np.testing.assert_allclose(
+                v["keep_sell_record"][k] * D.MAX_ARTIFACT_DRAWS, [1, 0] if s < 5 else [0, 1]
+            )
+            np.testing.assert_allclose(
+                v["majority_record"][k] * D.VOTES_PER_SEAT, [1, 0] if s < 5 else [0, 1]
+            )
             assert v["last_vote"][k, 0 if s < 5 else 1] == 1

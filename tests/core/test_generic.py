@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium
 import numpy as np
 import pytest
@@ -46,11 +48,20 @@ def test_observations_match_their_layout(case):
     game = spec.new_game(np.random.default_rng(5), **cfg)
     rng = np.random.default_rng(6)
 
+    layout = game.observation_layout
+    unbounded = [piece.name for piece in layout if not piece.bounded]
+    assert not unbounded, f"observation pieces without declared bounds: {unbounded}"
+    low, high = layout.bounds()
+
     def check(g):
         for p in range(g.num_players):
             obs = g.observation(p)
             assert obs.dtype == np.float32 and obs.shape == (g.observation_layout.size,)
             assert np.all(np.isfinite(obs))
+            outside = (obs < low) | (obs > high)
+            if outside.any():
+                bad = {piece.name for piece in layout if outside[piece.slice].any()}
+                raise AssertionError(f"observation of player {p} leaves the declared bounds of {sorted(bad)}")
         state = g.state_tensor()
         assert state.dtype == np.float32 and state.shape == (g.state_layout.size,)
         assert g.legal_action_mask().shape == (g.num_actions,)
@@ -83,6 +94,16 @@ def test_no_observation_leaks_hidden_information(case):
                         f"legal mask of player {p} changed under resample_hidden({p})"
                     )
                 assert sample.current_player() == state.current_player()
+                assert sample.teams()[p] == state.teams()[p], "a player always knows their own team"
+                if state.game_type().teams != "secret":
+                    assert sample.teams() == state.teams()
+                if rng.random() < 0.05:  # what a seat is shown (text, picture) hides the same things
+                    assert sample.to_string(p) == state.to_string(p), (
+                        f"to_string({p}) leaks hidden information"
+                    )
+                    assert np.array_equal(sample.render_rgb(p), state.render_rgb(p)), (
+                        f"render_rgb({p}) leaks hidden information"
+                    )
                 sample.check_invariants()
                 samples += 1
                 changed += not np.array_equal(sample.state_tensor(), state.state_tensor())
@@ -101,7 +122,7 @@ def test_illegal_actions_raise_and_change_nothing(case):
         before = snapshot(g)
         mask = g.legal_action_mask()
         illegal = np.flatnonzero(~mask)
-        bad = [-1, g.num_actions, g.num_actions + 7, 1.5, "1", None, True]
+        bad = [-1, g.num_actions, g.num_actions + 7, 1.5, "1", None, np.bool_(True), np.array([0])]
         if len(illegal):
             bad.append(int(illegal[rng.integers(len(illegal))]))
         for action in bad:
@@ -165,14 +186,27 @@ def test_golden_playthroughs_replay_exactly(case):
 
 
 def test_gymnasium_face_passes_the_checker(case):
+    """Gymnasium's checker passes with the env's defaults and warns of nothing (bounds included)."""
     spec, face, cfg = case
-    check_env(gymnasium.make(spec.gym_id, illegal_action="penalize", **cfg).unwrapped, skip_render_check=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(gymnasium.make(spec.gym_id, **cfg).unwrapped, skip_render_check=True)
+    assert not [str(w.message) for w in caught]
     env = gymnasium.make(spec.gym_id, **cfg)
     obs, info = env.reset(seed=1)
     illegal = np.flatnonzero(~env.unwrapped.action_masks())
-    with pytest.raises(IllegalActionError):
+    obs2, reward, terminated, truncated, info2 = env.step(int(illegal[0]))  # default: penalize
+    assert terminated and not truncated and reward == -1.0 and info2["illegal_action"]
+    with pytest.raises(IllegalActionError, match="over"):
         env.step(int(illegal[0]))
-    assert env.observation_space.contains(obs)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        env.reset(seed=1)
+        env.step(env.action_space.n)
+    strict = gymnasium.make(spec.gym_id, illegal_action="raise", **cfg)
+    obs, info = strict.reset(seed=1)
+    with pytest.raises(IllegalActionError):
+        strict.step(int(illegal[0]))
+    assert strict.observation_space.contains(obs)
     assert info["action_mask"].any()
     terminated = False
     while not terminated:
@@ -219,3 +253,132 @@ def test_same_seed_same_game(case):
         env.reset(seed=seed)
         first_seats.add(env.agent_selection)
     assert len(first_seats) > 1, "the starting seat must be random"
+
+
+def test_game_type_is_declared_and_honest(case):
+    """The declared GameType holds in play: return bounds, the utility kind, the kind of teams."""
+    spec, face, cfg = case
+    rng = np.random.default_rng(21)
+    kind = spec.new_game(np.random.default_rng(0), **cfg).game_type()
+    deals, totals = set(), set()
+    for index in range(40):
+        game = spec.new_game(np.random.default_rng(300 + index), **cfg)
+        assert game.game_type() == kind, "the game type depends on the configuration only"
+        teams = game.teams()
+        assert len(teams) == game.num_players and all(isinstance(t, int) for t in teams)
+        deals.add(tuple(teams))
+        random_playthrough(game, rng)
+        returns = np.asarray(game.returns())
+        assert np.all(returns >= kind.min_return - 1e-9) and np.all(returns <= kind.max_return + 1e-9), (
+            f"returns {returns} outside the declared [{kind.min_return}, {kind.max_return}]"
+        )
+        for team in set(teams):  # team games pay every member of a team the same
+            if kind.teams != "none":
+                assert len({float(r) for r, t in zip(returns, teams) if t == team}) == 1
+        totals.add(round(float(returns.sum()), 9))
+        if kind.utility == "zero_sum":
+            assert abs(returns.sum()) < 1e-9, f"zero-sum returns {returns} add up to {returns.sum()}"
+        if kind.utility == "identical":
+            assert np.all(returns == returns[0])
+    if kind.utility == "constant_sum":
+        assert len(totals) == 1, f"constant-sum returns added up to {sorted(totals)}"
+    if kind.teams == "none":
+        assert deals == {tuple(range(spec.new_game(np.random.default_rng(0), **cfg).num_players))}
+    if kind.teams == "fixed":
+        assert len(deals) == 1, "fixed teams cannot change between deals"
+    if kind.teams == "secret":
+        assert len(deals) > 1, "secret teams are dealt: 40 deals gave the same sides"
+
+
+@pytest.mark.parametrize("pick", ["first", "last"])
+def test_degenerate_policies_still_end(case, pick):
+    """Every episode ends: "always the first (last) legal action" plays to an end or to the limit."""
+    spec, face, cfg = case
+    env = face.env(**cfg)
+    env.reset(seed=4)
+    limit = env.unwrapped.game.game_type().max_decisions
+    decisions = 0
+    for _agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[0] if pick == "first" else legal[-1]))
+        decisions += 1
+        assert decisions <= limit
+    game = env.unwrapped.game
+    assert game.is_terminal() or (game.is_truncated() and decisions == limit)
+
+
+def test_truncation_at_the_declared_limit(case):
+    """Past max_decisions the AEC env truncates every agent and the Gymnasium env says truncated."""
+    spec, face, cfg = case
+    limit = 9
+    env = face.env(max_decisions=limit, **cfg)
+    rng = np.random.default_rng(5)
+    for seed in range(20):  # a rare deal ends sooner (an early kill): take the next one
+        env.reset(seed=seed)
+        decisions, done = 0, []
+        for _agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                done.append((term, trunc))
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            decisions += 1
+        assert not env.agents and decisions <= limit
+        if not env.unwrapped.game.is_terminal():
+            break
+    assert decisions == limit and done == [(False, True)] * len(env.possible_agents)
+    gym_env = gymnasium.make(spec.gym_id, max_decisions=limit, **cfg)
+    for seed in range(20):
+        obs, info = gym_env.reset(seed=seed)
+        terminated = truncated = False
+        while not (terminated or truncated):
+            action = int(np.flatnonzero(info["action_mask"])[0])
+            obs, reward, terminated, truncated, info = gym_env.step(action)
+        if truncated:
+            break
+    assert truncated and not terminated and gym_env.unwrapped.game.num_decisions == limit
+    assert not gym_env.unwrapped.action_masks().any()
+
+
+def test_every_action_the_space_contains_is_accepted(case):
+    """Whatever action_space.contains() accepts, step() accepts (numpy integers, 0-d arrays);
+    anything else is a clear IllegalActionError that changes nothing."""
+    spec, face, cfg = case
+    env = face.env(**cfg)
+    env.reset(seed=8)
+    agent = env.agent_selection
+    space = env.action_space(agent)
+    action = int(np.flatnonzero(env.observe(agent)["action_mask"])[0])
+    forms = [
+        action,
+        np.int64(action),
+        np.int32(action),
+        np.uint8(action) if action < 256 else np.uint16(action),
+    ]
+    forms += [np.array(action), np.array(action, dtype=np.int16), 1.0 * action, str(action), None]
+    forms += [np.array([action]), np.float32(action), np.bool_(action == 1)]
+    if action in (0, 1):
+        forms.append(bool(action))
+    reference = None
+    for form in forms:
+        env.reset(seed=8)
+        before = snapshot(env.unwrapped.game)
+        if space.contains(form):
+            env.step(form)
+            after = snapshot(env.unwrapped.game)
+            reference = after if reference is None else reference
+            assert after == reference, f"step({form!r}) did not play action {action}"
+        else:
+            with pytest.raises(IllegalActionError):
+                env.step(form)
+            assert snapshot(env.unwrapped.game) == before
+    gym_env = gymnasium.make(spec.gym_id, **cfg)
+    obs, info = gym_env.reset(seed=8)
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    gym_env.step(np.array(legal))  # what sb3's model.predict returns
+    assert gym_env.unwrapped.game.num_decisions >= 1

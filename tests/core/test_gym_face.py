@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
+import pickle
 from dataclasses import dataclass
 
+import gymnasium
 import numpy as np
 import pytest
 
-from envs.core import Game, GameSpec, Layout
+import envs
+from envs.core import Game, GameSpec, GameType, Layout, RandomPolicy
 from envs.core.gym_env import SingleSeatEnv
 
 
@@ -15,6 +19,7 @@ from envs.core.gym_env import SingleSeatEnv
 class SuddenConfig:
     num_players: int = 2
     end_at_once: float = 0.5  # chance that seat 0's first move ends the game
+    max_decisions: int = 10
 
 
 class SuddenGame(Game):
@@ -26,7 +31,7 @@ class SuddenGame(Game):
     def __init__(self, config=None, rng=None, **options):
         super().__init__(config, rng, **options)
         self.num_players, self.num_actions = 2, 2
-        self.observation_layout = self.state_layout = Layout([("moves", (1,), "moves made")])
+        self.observation_layout = self.state_layout = Layout([("moves", (1,), "moves made", 0, 2)])
         self.doomed = bool(self.rng.random() < self.config.end_at_once)
         self.moves = 0
 
@@ -50,6 +55,9 @@ class SuddenGame(Game):
 
     def returns(self):
         return np.zeros(2)
+
+    def game_type(self):
+        return GameType("zero_sum", "none", 0.0, 0.0, self.config.max_decisions)
 
     def resample_hidden(self, player, rng):
         return self.clone()
@@ -90,3 +98,83 @@ def test_opponent_policies_play_the_other_seats():
     assert len(calls) == 1 and env.game.moves == 1
     with pytest.raises(ValueError, match="one opponent policy per seat"):
         SingleSeatEnv(sudden_spec(), opponents=[opponent])
+
+
+def test_opponents_may_write_to_their_mask():
+    def greedy_scribbler(observation, mask):
+        action = int(np.flatnonzero(mask)[0])
+        mask[:] = False  # a policy that reuses its mask as scratch space
+        return action
+
+    env = SingleSeatEnv(sudden_spec(), seat=1, opponents=greedy_scribbler, end_at_once=0.0)
+    obs, info = env.reset(seed=0)
+    assert env.game.moves == 1 and info["action_mask"].all()
+
+
+class SeatAwarePolicy:
+    """A policy with the optional hooks: one copy per seat, told when a new game starts."""
+
+    def __init__(self, seat=None, log=None):
+        self.seat, self.log = seat, log if log is not None else []
+
+    def for_seat(self, seat):
+        return SeatAwarePolicy(seat, self.log)
+
+    def reset(self):
+        self.log.append(("reset", self.seat))
+
+    def __call__(self, observation, mask):
+        self.log.append(("act", self.seat))
+        return 0
+
+
+def test_policy_hooks_give_each_seat_its_own_policy_and_a_reset_per_game():
+    policy = SeatAwarePolicy()
+    env = SingleSeatEnv(sudden_spec(), seat=1, opponents=policy, end_at_once=0.0)
+    env.reset(seed=0)
+    assert ("act", 0) in policy.log and ("reset", 0) in policy.log and ("reset", 1) in policy.log
+    assert policy.log.index(("reset", 0)) < policy.log.index(("act", 0))
+    policy.log.clear()
+    env.reset(seed=1)
+    assert policy.log.count(("reset", 0)) == 1
+
+
+@pytest.mark.parametrize("name", list(envs.GAMES))
+def test_registered_length_limit_covers_every_configuration(name):
+    spec = envs.spec(name)
+    registered = gymnasium.spec(spec.gym_id).max_episode_steps
+    assert registered == spec.max_episode_steps
+    for config in spec.test_configs:
+        assert spec.new_game(np.random.default_rng(0), **config).game_type().max_decisions <= registered
+
+
+@pytest.mark.parametrize("name", list(envs.GAMES))
+def test_envs_pickle_and_run_in_async_vector_envs(name):
+    spec = envs.spec(name)
+    assert pickle.loads(pickle.dumps(spec)) is spec
+    env = gymnasium.make(spec.gym_id, opponents=RandomPolicy(1))
+    obs, info = env.reset(seed=0)
+    copy = pickle.loads(pickle.dumps(env.unwrapped))
+    assert np.array_equal(copy.game.observation(copy.seat), obs)
+    aec = importlib.import_module(f"envs.{name}_v0").env()
+    aec.reset(seed=2)
+    aec_copy = pickle.loads(pickle.dumps(aec))
+    agent = aec.agent_selection
+    assert aec_copy.agent_selection == agent
+    assert np.array_equal(aec_copy.observe(agent)["observation"], aec.observe(agent)["observation"])
+    vec = gymnasium.make_vec(
+        spec.gym_id, num_envs=2, vectorization_mode="async", opponents=RandomPolicy(2), seat=0
+    )
+    try:
+        obs, infos = vec.reset(seed=3)
+        assert obs.shape == (2, *env.observation_space.shape)
+        rng = np.random.default_rng(0)
+        for _ in range(5):
+            masks = infos["action_mask"]
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            obs, rewards, terminated, truncated, infos = vec.step(actions)
+            assert vec.observation_space.contains(obs)
+            if (terminated | truncated).any():
+                break  # autoreset steps need no mask
+    finally:
+        vec.close()

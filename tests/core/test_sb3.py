@@ -29,4 +29,6 @@ def test_maskable_ppo_trains_a_few_thousand_steps(name):
     obs, info = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
     assert env.unwrapped.action_masks()[int(action)]
+    obs, reward, terminated, truncated, info = env.step(action)  # predict's 0-d array, as sb3 users pass it
+    assert env.unwrapped.game.num_decisions >= 1 and not info.get("illegal_action", False)
     assert np.isfinite(model.logger.name_to_value.get("train/loss", 0.0))

@@ -141,3 +141,13 @@ def plain(g: Exposed, cell: int) -> None:
             g._mask_cache = None
             return
     raise AssertionError("no plain tile left")
+
+
+def flat_obs(g: Exposed, player: int) -> dict[str, np.ndarray]:
+    """`observation_dict(player)` with every grid (rows x columns) piece flattened to cells."""
+    out = {}
+    for piece, view in zip(g.observation_layout, g.observation_dict(player).values()):
+        if piece.axes[-2:] == ("row", "col"):
+            view = view.reshape(view.shape[:-2] + (g.num_tiles,))
+        out[piece.name] = view
+    return out

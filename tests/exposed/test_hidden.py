@@ -5,12 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from envs.exposed.baseline import ScriptedExposedPolicy
-from envs.exposed.rules import DENTIST
+from envs.exposed.data import GUESTS
+from envs.exposed.rules import DENTIST, wallet_scale
 
 from .helpers import (
     at,
     cell_of,
     do,
+    flat_obs,
+    make_mark,
     new_game,
     plain,
     put,
@@ -33,7 +36,8 @@ def test_observation_does_not_depend_on_an_unknown_players_tile():
     spare = next(x for x in g.deck if not g.c_exp[g.g_cell[x]])
     swap_cards(g, g.ident[q], spare)  # q now holds another Guest: only the hidden card changed
     assert np.array_equal(g.observation(r), before)
-    assert g.observation_dict(q)["own_total"][0] == g.stash[q] + g.c_wal[g._guest_cell(q)]
+    total = g.stash[q] + g.c_wal[g._guest_cell(q)]
+    assert flat_obs(g, q)["own_total"][0] == np.float32(wallet_scale(total))
 
 
 def test_steal_and_expose_are_public_deductions_about_the_thief():
@@ -44,12 +48,12 @@ def test_steal_and_expose_are_public_deductions_about_the_thief():
     for c in (at(g, 0, 0), at(g, 3, 0)):
         plain(g, c)
     do(g, g.OFF_STEAL + at(g, 0, 0))
-    cand = g.observation_dict(r)["candidates"][_rel(g, r, p)]
+    cand = flat_obs(g, r)["candidates"][_rel(g, r, p)]
     assert set(np.flatnonzero(cand)) <= {at(g, 0, 0), at(g, 0, 1), at(g, 1, 0), at(g, 1, 1)}
     assert cand[cell_of(g, "Mayor")] == 1
     assert g.current_player() == q
     do(g, g.OFF_EXPOSE + at(g, 3, 0))
-    cand = g.observation_dict(r)["candidates"][_rel(g, r, q)]
+    cand = flat_obs(g, r)["candidates"][_rel(g, r, q)]
     line = {c for c in range(25) if (c // 5 == 3 or c % 5 == 0) and c != at(g, 3, 0)}
     assert set(np.flatnonzero(cand)) <= line and cand[at(g, 3, 3)] == 1
 
@@ -59,13 +63,13 @@ def test_recent_public_actions_are_observed():
     plain(g, at(g, 0, 0))
     do(g, g.OFF_STEAL + at(g, 0, 0))
     r = (p + 1) % 4
-    obs = g.observation_dict(r)
+    obs = flat_obs(g, r)
     k = _rel(g, r, p)
     assert obs["last_kinds"][k].tolist() == [0, 1, 0, 0, 0]
     assert set(np.flatnonzero(obs["last_cells"][k])) == {at(g, 0, 0)}
     assert g.current_player() == r
     do(g, g.OFF_SNITCH + 2)
-    obs = g.observation_dict(p)
+    obs = flat_obs(g, p)
     assert obs["last_kinds"][_rel(g, p, r)][3] == 1
     assert obs["last_seats"][_rel(g, p, r), _rel(g, p, (r + 2) % 4)] == 1
 
@@ -195,3 +199,58 @@ def test_resample_after_a_wrestler_and_a_dentist_answer_stays_consistent():
         drawn.add(s.ident[p])
         assert g.resample_hidden(p, rng).ident[p] == new  # p knows its own new card
     assert len(drawn) > 1
+
+
+def _mechanic_worlds():
+    """Two tables that differ only in the thief's secret Guest, next to a Mechanic Mark with 1
+    Wallet: in world "stuck" nothing around the thief's Guest holds a Wallet after the theft, in
+    world "free" the tile (2, 0) does."""
+    worlds = {}
+    for world in ("stuck", "free"):
+        g = new_game(2, 7)
+        p = g.current_player()
+        q = 1 - p
+        make_mark(g, "Mechanic")
+        spare = [x for x in g.deck[2:] if not g.g_mark[x]]  # not the cards clean-up draws next
+        names = [GUESTS[x].name for x in spare]
+        stuck, free = names[0], names[1]
+        put(g, "Mechanic", at(g, 0, 0))
+        put(g, stuck, at(g, 0, 1))
+        put(g, free, at(g, 1, 0))
+        put(g, GUESTS[g.ident[q]].name, at(g, 3, 3))
+        set_identity(g, p, stuck if world == "stuck" else free)
+        g.c_wal[[at(g, 0, 0), at(g, 2, 0)]] = 1
+        g.c_wal[[at(g, 0, 1), at(g, 0, 2), at(g, 1, 0), at(g, 1, 1), at(g, 1, 2), at(g, 2, 1)]] = 0
+        g.initial_wallets = int(g.c_wal.sum())
+        worlds[world] = g
+    return worlds, p, q
+
+
+def test_an_item_that_cannot_act_is_offered_and_tells_nothing_about_the_thief():
+    worlds, p, q = _mechanic_worlds()
+    for g in worlds.values():
+        do(g, g.OFF_STEAL + at(g, 0, 0))
+        mask = g.legal_action_mask()
+        assert mask[g.A_USE] and mask[g.A_PASS]  # offered in both worlds
+    stuck, free = worlds["stuck"], worlds["free"]
+    assert np.array_equal(stuck.observation(q), free.observation(q))
+    for g in worlds.values():
+        do(g, g.A_USE)  # the Mechanic's extra Steal: a decision in both worlds, passable
+        assert g.current_player() == p and g.legal_action_mask()[g.A_PASS]
+    assert not stuck.legal_action_mask()[stuck.OFF_STEAL : stuck.OFF_EXPOSE].any()  # nothing to steal
+    assert free.legal_action_mask()[free.OFF_STEAL + at(free, 2, 0)]
+    assert np.array_equal(stuck.observation(q), free.observation(q))
+    for g in worlds.values():
+        do(g, g.A_PASS)  # using it did nothing but what the rules say: no Wallet moved
+        assert g.stash[p] == 1 and g.current_player() == q
+    assert np.array_equal(stuck.observation(q), free.observation(q))
+    # what q's observation and resampling allow for the thief: both Guests next to the Mark
+    cand = flat_obs(stuck, q)["candidates"][1]
+    assert cand[at(stuck, 0, 1)] == 1 and cand[at(stuck, 1, 0)] == 1
+    rng = np.random.default_rng(0)
+    cells = set()
+    for _ in range(60):
+        s = stuck.resample_hidden(q, rng)
+        assert np.array_equal(s.observation(q), stuck.observation(q))
+        cells.add(int(s.g_cell[s.ident[p]]))
+    assert {at(stuck, 0, 1), at(stuck, 1, 0)} <= cells

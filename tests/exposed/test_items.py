@@ -13,9 +13,11 @@ from .helpers import (
     at,
     cell_of,
     do,
+    flat_obs,
     gid,
     legal_cells,
     make_mark,
+    new_game,
     put,
     seat_action,
     set_identity,
@@ -88,12 +90,12 @@ def test_astronaut_look_top_four_and_each_other_player_one():
     steal_mark(g, "Astronaut")
     # the user's four went to the bottom, then each other player's one (clockwise)
     assert g.deck[-9:-5] == top and g.deck[-5:] == nxt
-    obs = g.observation_dict(p)
+    obs = flat_obs(g, p)
     seen = {int(g.c_guest[c]) for c in np.flatnonzero(obs["seen_in_deck"])}
     assert seen == set(top) - set(g.marks)
     for k in range(1, 6):
         q = (p + k) % 6
-        s = {int(g.c_guest[c]) for c in np.flatnonzero(g.observation_dict(q)["seen_in_deck"])}
+        s = {int(g.c_guest[c]) for c in np.flatnonzero(flat_obs(g, q)["seen_in_deck"])}
         assert s == {nxt[k - 1]} - set(g.marks)
 
 
@@ -103,20 +105,20 @@ def test_dentist_target_chooses_a_line_told_privately():
     set_identity(g, q, "Lawyer")
     put(g, "Lawyer", at(g, 3, 4))
     steal_mark(g, "Dentist")
-    other_before = g.observation_dict(r)["candidates"].copy()
+    other_before = flat_obs(g, r)["candidates"].copy()
     do(g, seat_action(g, p, q))
     assert g.current_player() == q and g.frames[-1][0] == DENTIST
     lines = np.flatnonzero(g.legal_action_mask()[g.OFF_LINE : g.OFF_LINE + 12])
     assert set(lines) == {3, 6 + 4}  # row 3 or column 4
     do(g, g.OFF_LINE + 6 + 4)  # column 4
-    cand = g.observation_dict(p)["candidates"][(q - p) % 6]
+    cand = flat_obs(g, p)["candidates"][(q - p) % 6]
     assert set(np.flatnonzero(cand)) <= {at(g, r_, 4) for r_ in range(6)}
     assert cand[at(g, 3, 4)] == 1
-    told = g.observation_dict(q)["dentist_told"][(p - q) % 6]
+    told = flat_obs(g, q)["dentist_told"][(p - q) % 6]
     assert set(np.flatnonzero(told)) == {at(g, r_, 4) for r_ in range(6)}
     # the used Mark is discarded (exposed) and clean-up draws a new Mark: those cells are public news
     keep = ~g.c_exp & ~g.g_mark[g.c_guest]
-    np.testing.assert_array_equal(g.observation_dict(r)["candidates"][:, keep], other_before[:, keep])
+    np.testing.assert_array_equal(flat_obs(g, r)["candidates"][:, keep], other_before[:, keep])
 
 
 def test_dentist_on_an_exposed_player_tells_nothing():
@@ -198,10 +200,10 @@ def test_mayor_looks_at_the_top_three():
     top = list(g.deck[:3])
     steal_mark(g, "Mayor")
     assert g.deck[-3:] == top
-    seen = {int(g.c_guest[c]) for c in np.flatnonzero(g.observation_dict(p)["seen_in_deck"])}
+    seen = {int(g.c_guest[c]) for c in np.flatnonzero(flat_obs(g, p)["seen_in_deck"])}
     assert seen == set(top) - set(g.marks)
     q = (p + 1) % 6
-    assert not g.observation_dict(q)["seen_in_deck"].any()
+    assert not flat_obs(g, q)["seen_in_deck"].any()
 
 
 def test_mechanic_steals_again_and_a_second_mark_offers_its_item():
@@ -370,7 +372,7 @@ def test_senator_pays_players_around_it():
     sq, sr, sp = g.stash[q], g.stash[r], g.stash[p]
     steal_mark(g, "Senator")
     assert g.stash[q] == sq + 1 and g.stash[r] == sr and g.stash[p] == sp + 2  # p at (1,1) surrounds too
-    obs = g.observation_dict((p + 3) % 6)
+    obs = flat_obs(g, (p + 3) % 6)
     cand_q = obs["candidates"][(q - (p + 3)) % 6]
     assert set(np.flatnonzero(cand_q)) <= set(np.flatnonzero(g.surround[at(g, 2, 2)]))
 
@@ -545,7 +547,7 @@ def test_wrestler_draws_until_an_unexposed_guest():
     assert g.ident[p] == second and not g.p_exp[p]
     assert gid("Mayor") in g.discard and g.c_exp[cell_of(g, "Mayor")]
     assert top in g.discard
-    assert g.observation_dict(p)["identity"][0][g.g_cell[second]] == 1
+    assert flat_obs(g, p)["identity"][0][g.g_cell[second]] == 1
 
 
 def test_declining_an_item_discards_the_mark_without_effect():
@@ -559,3 +561,53 @@ def test_item_choice_out_of_mask_is_refused():
     steal_mark(g, "Accountant")
     with pytest.raises(IllegalActionError):
         do(g, g.OFF_CELL + cell_of(g, "Mayor"))
+
+
+# ----------------------------------------------------------------------------- a Mark's first theft
+def test_issue_12_seed_19_mechanic_mark_is_not_re_offered_by_its_own_extra_steal():
+    g = new_game(2, 19)
+    p = g.current_player()
+    assert g.c_guest[3] == gid("Mechanic") and g.g_mark[gid("Mechanic")] and g.c_wal[3] == 2
+    do(g, g.OFF_STEAL + 3)
+    do(g, g.A_USE)
+    do(g, g.OFF_STEAL + 3)  # the Mechanic's extra Steal, from the same tile
+    assert g.stash[p] == 2
+    assert not g.legal_action_mask()[g.A_USE]  # no longer a Mark: nothing is offered again
+    assert g.current_player() != p and gid("Mechanic") in g.discard
+
+
+def test_a_mark_stops_being_a_mark_at_its_first_theft():
+    g, p = start(me="Mayor")
+    steal_mark(g, "Mechanic", use=None)  # the offer is open
+    assert gid("Mechanic") not in g.marks and not g.g_mark[gid("Mechanic")]
+    assert flat_obs(g, p)["marks"][cell_of(g, "Mechanic")] == 0
+    g.check_invariants()
+
+
+def test_actor_mechanic_steal_from_the_actor_tile_does_not_re_offer_the_actor():
+    g, p = start(me="Mayor")
+    swap_cards(g, gid("Mechanic"), g.deck[0])
+    g.deck.remove(gid("Mechanic"))
+    g.deck_seen.pop()
+    g._discard_card(gid("Mechanic"), -1)
+    make_mark(g, "Actor")
+    put(g, "Actor", at(g, 1, 2))
+    g.c_wal[at(g, 1, 2)] = 2
+    g.initial_wallets += 1
+    steal_mark(g, "Actor")
+    do(g, g.OFF_GUEST + gid("Mechanic"))
+    do(g, g.OFF_STEAL + at(g, 1, 2))  # steal again from the Actor's tile
+    assert not g.legal_action_mask()[g.A_USE]
+    assert g.current_player() != p and gid("Actor") in g.discard
+
+
+def test_an_item_with_no_possible_step_is_still_offered_and_does_nothing():
+    g, p = start(me="Mayor")
+    assert not any(g.p_exp)  # the Clown needs two exposed players
+    before = (g.c_wal.copy(), list(g.stash), list(g.ident))
+    steal_mark(g, "Clown", use=None)
+    assert g.legal_action_mask()[g.A_USE]
+    do(g, g.A_USE)
+    assert g.current_player() != p  # nothing to decide: the turn is over
+    assert list(g.ident) == before[2] and g.stash[p] == before[1][p] + 1  # only the stolen Wallet
+    assert gid("Clown") in g.discard

@@ -13,6 +13,7 @@ from .helpers import (
     at,
     cell_of,
     do,
+    flat_obs,
     gid,
     make_mark,
     new_game,
@@ -180,7 +181,7 @@ def test_exposing_a_player_reward_stash_onto_guest_half_to_lost_and_found():
     do(g, g.OFF_EXPOSE + at(g, 1, 3))
     assert g.p_exp[q] and g.stash[q] == 0 and g.c_wal[at(g, 1, 3)] == 3
     assert g.stash[p] == 1 and g.lost_found == 5 - 1 + 2
-    obs = g.observation_dict((p + 2) % 4)
+    obs = flat_obs(g, (p + 2) % 4)
     assert obs["identity"][(q - (p + 2)) % 4][at(g, 1, 3)] == 1  # the card is face-up for everyone
 
 
@@ -207,9 +208,9 @@ def test_snitch_shows_identity_to_one_player_and_flips_a_tile():
     do(g, g.OFF_SNITCH + 1)
     assert g.frames[-1][0] == SNITCH_FLIP
     assert cell_of(g, "Mayor") not in set(np.flatnonzero(g.legal_action_mask()[g.OFF_CELL : g.OFF_CELL + 25]))
-    assert g.observation_dict(q)["identity"][(p - q) % 4][cell_of(g, "Mayor")] == 1
-    assert not g.observation_dict(r)["identity"][(p - r) % 4].any()
-    assert g.observation_dict(r)["knows"][(q - r) % 4, (p - r) % 4] == 1  # public: q was shown p
+    assert flat_obs(g, q)["identity"][(p - q) % 4][cell_of(g, "Mayor")] == 1
+    assert not flat_obs(g, r)["identity"][(p - r) % 4].any()
+    assert flat_obs(g, r)["knows"][(q - r) % 4, (p - r) % 4] == 1  # public: q was shown p
     c = at(g, 4, 4)
     do(g, g.OFF_CELL + c)
     assert g.c_exp[c] and not g.p_exp[p]
@@ -406,4 +407,4 @@ def test_pilot_and_soldier_turn_options_can_be_passed():
     assert g.frames[-1][0] == MOVE1 and g.legal_action_mask()[g.A_PASS]
     do(g, g.A_PASS)
     assert g.frames[-1][0] == ACTION and g.current_player() == p
-    assert list(g.observation_dict((p + 1) % 6)["kept_items"][(p - p - 1) % 6]) == [1, 1, 0]
+    assert list(flat_obs(g, (p + 1) % 6)["kept_items"][(p - p - 1) % 6]) == [1, 1, 0]

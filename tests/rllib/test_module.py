@@ -17,12 +17,22 @@ from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner  # noqa: E4
 
 from envs.core.errors import ConfigError, IllegalActionError  # noqa: E402
 from training.config import NetConfig, load_config  # noqa: E402
-from training.games import game_info  # noqa: E402
+from training.games import game_info, team_outcomes  # noqa: E402
 from training.nets import MASKED_LOGIT, PolicyNet  # noqa: E402
 from training.rllib.env import TabletopRLlibEnv  # noqa: E402
 from training.rllib.module import MaskedPolicyModule, RandomMaskedModule, ScriptedModule  # noqa: E402
 from training.rllib.options import RLlibConfig  # noqa: E402
-from training.rllib.selfplay import MAIN, SelfPlayMapping, game_spaces, main_module_spec  # noqa: E402
+from training.rllib.selfplay import (  # noqa: E402
+    MAIN,
+    RANDOM,
+    STATS_KEY,
+    TEAMS_KEY,
+    EpisodeTeams,
+    SelfPlayCallback,
+    SelfPlayMapping,
+    game_spaces,
+    main_module_spec,
+)
 from training.rllib.trainer import ppo_settings, rllib_options  # noqa: E402
 
 TOY = "tests.training.toy_game:SPEC"
@@ -200,12 +210,15 @@ def test_env_wrapper_pays_each_seat_its_rewards_since_its_last_decision():
 
 
 class _Episode:
-    def __init__(self, id_):
+    """What the mapping reads of an episode: its id and its game's teams."""
+
+    def __init__(self, id_, teams=(0, 1)):
         self.id_ = id_
+        self.custom_data = {TEAMS_KEY: EpisodeTeams(teams=list(teams))}
 
 
 def test_selfplay_mapping_draws_once_per_episode_by_the_table():
-    mapping = SelfPlayMapping([0, 1], [(MAIN, 0.5), ("random", 0.3), ("snap_0", 0.2)])
+    mapping = SelfPlayMapping([(MAIN, 0.5), ("random", 0.3), ("snap_0", 0.2)])
     counts = {MAIN: 0, "random": 0, "snap_0": 0}
     main_seat = [0, 0]
     for i in range(3000):
@@ -221,14 +234,100 @@ def test_selfplay_mapping_draws_once_per_episode_by_the_table():
     assert counts["random"] / 3000 == pytest.approx(0.3, abs=0.04)
     assert counts["snap_0"] / 3000 == pytest.approx(0.2, abs=0.04)
     assert abs(main_seat[0] - main_seat[1]) < 0.1 * sum(main_seat)  # main takes either seat
-    # teams: an opponent plays every seat outside main's team
-    teams = SelfPlayMapping([0, 1, 0, 1], [("scripted", 1.0)])
-    ep = _Episode("x")
-    seats = [teams(f"player_{s}", ep) for s in range(4)]
-    assert seats[0] == seats[2] and seats[1] == seats[3] and {seats[0], seats[1]} == {MAIN, "scripted"}
+    # teams, read from each episode's game: an opponent plays every seat outside main's team
+    teams = SelfPlayMapping([("scripted", 1.0)])
+    sides = set()
+    for i, dealt in enumerate([(0, 1, 0, 1), (1, 1, 0, 0), (7, 9, 9, 7)] * 4):
+        ep = _Episode(f"t{i}", dealt)
+        seats = [teams(f"player_{s}", ep) for s in range(4)]
+        main_side = {dealt[s] for s in range(4) if seats[s] == MAIN}
+        assert len(main_side) == 1 and seats.count(MAIN) == 2  # one whole side, as dealt
+        assert {seats[s] for s in range(4) if dealt[s] not in main_side} == {"scripted"}
+        sides |= main_side
+    assert sides == {0, 1, 7, 9}  # main takes either side
     # cooperative: main in every seat whatever the table says
-    coop = SelfPlayMapping([0, 0, 0], [("random", 1.0)])
+    coop = SelfPlayMapping([("random", 1.0)])
+    ep = _Episode("c", (0, 0, 0))
     assert {coop(f"player_{s}", ep) for s in range(3)} == {MAIN}
+
+
+class _RecordingCallback(SelfPlayCallback):
+    """SelfPlayCallback, plus a record of each finished episode's game, read from its env directly."""
+
+    games: dict = {}
+
+    def on_episode_end(self, *, episode, env=None, env_index=0, **kwargs) -> None:
+        super().on_episode_end(episode=episode, env=env, env_index=env_index, **kwargs)
+        self.games[episode.id_] = env.envs[env_index].unwrapped.game.clone()
+
+
+def test_artifacts_episodes_seat_main_and_its_opponent_on_the_dealt_sides():
+    # Artifacts at 7 players deals 4 Academics (side 0) and 3 Looters (side 1) secretly, not in the role
+    # chart's order [0, 0, 0, 0, 1, 1, 1]: every episode must seat main on exactly one dealt side and
+    # the opponent on the other, and score main by the dealt sides. Games are cut at 60 decisions.
+    game = ("artifacts", {"num_players": 7, "max_decisions": 60})
+    config = (
+        PPOConfig()
+        .environment(
+            TabletopRLlibEnv, env_config={"game": game[0], "game_config": game[1]}, disable_env_checking=True
+        )
+        .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
+        .multi_agent(
+            policies={MAIN, RANDOM},
+            policy_mapping_fn=SelfPlayMapping([(RANDOM, 1.0)]),
+            policies_to_train=[MAIN],
+        )
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={
+                    MAIN: RLModuleSpec(module_class=MaskedPolicyModule, model_config={"net": NET.__dict__}),
+                    RANDOM: RLModuleSpec(module_class=RandomMaskedModule),
+                }
+            )
+        )
+        .callbacks(_RecordingCallback)
+        .debugging(seed=0)
+    )
+    runner = MultiAgentEnvRunner(config=config)
+    _RecordingCallback.games.clear()
+    episodes = runner.sample(num_episodes=8, explore=True)
+    assert len(episodes) == 8
+    deals, scores, both, cut = set(), [], 0, 0
+    for episode in episodes:
+        played = _RecordingCallback.games[episode.id_]
+        dealt = played.teams()
+        assert sorted(dealt) == [0, 0, 0, 0, 1, 1, 1]
+        deals.add(tuple(dealt))
+        # (a seat that never decided before a quick end has no agent episode)
+        modules = {int(a.rsplit("_", 1)[1]): episode.module_for(a) for a in episode.agent_ids}
+        main_sides = {dealt[s] for s, m in modules.items() if m == MAIN}
+        random_sides = {dealt[s] for s, m in modules.items() if m == RANDOM}
+        assert set(modules.values()) <= {MAIN, RANDOM}
+        assert len(main_sides) <= 1 and len(random_sides) <= 1 and not main_sides & random_sides, (
+            dealt,
+            modules,
+        )
+        both += len(main_sides) == len(random_sides) == 1
+        assert played.is_truncated() or played.is_terminal()
+        (end,) = {str(i) for i in episode.get_infos(-1).values()}  # every agent gets the same end info
+        assert f"'truncated': {played.is_truncated()}" in end
+        # what RLlib's PPO reads to bootstrap: a cut game is truncated, never terminal, for every agent
+        flags = {(sa.is_terminated, sa.is_truncated) for sa in episode.agent_episodes.values()}
+        assert flags == {(not played.is_truncated(), played.is_truncated())}
+        # main's side as drawn for the episode (also where it ended before main's seats decided)
+        _, side = episode.agent_to_module_mapping_fn.main_team(episode, dealt)
+        assert main_sides <= {side} and not random_sides & {side}
+        if played.is_truncated():
+            assert episode.is_truncated and not episode.is_terminated
+            scores.append(0.5)  # a draw between the two sides
+            cut += 1
+        else:  # scored by the dealt sides
+            scores.append(team_outcomes(np.asarray(played.returns()), dealt)[side])
+    assert len(deals) > 1 and both >= 4  # sides vary from deal to deal
+    assert 0 < cut < len(scores)  # some games were cut, some ended
+    stats = {k: float(v) for k, v in runner.get_metrics()[STATS_KEY][RANDOM].items()}
+    assert (stats["games"], stats["score"]) == (8, pytest.approx(sum(scores))), (stats, scores)
+    assert stats["truncated"] == cut
 
 
 def test_config_translation_and_clear_errors(tmp_path):

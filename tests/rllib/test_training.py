@@ -205,6 +205,31 @@ def test_cooperative_development_game_run(local_ray, tmp_path, capsys):
     assert all(r["games"] == 10 for r in out["results"].values())
 
 
+def test_run_with_games_cut_at_a_tiny_length_limit(local_ray, tmp_path):
+    # 11 stones need at least 4 decisions: every game is cut after 3, trained on as truncated
+    # (bootstrapped), logged and evaluated as draws
+    config = _config(
+        tmp_path / "cut",
+        "total_steps=300",
+        "ppo.num_envs=4",
+        "ppo.rollout_steps=25",
+        "ppo.epochs=1",
+        "opponents.self_play=0.5",
+        "opponents.random=0.5",
+        "eval.games=10",
+        "net.hidden=[16]",
+        "net.critic_hidden=[16]",
+        "game_config.max_decisions=3",
+    )
+    run = RLlibRun(config, rllib={"num_env_runners": 1}, log=False)
+    summary = run.train()
+    assert summary["decisions"] >= 300
+    assert summary["final_eval"]["random"]["truncated"] == 10
+    assert summary["final_eval"]["random"]["win_rate"] == 0.5
+    random_stats = run.league.pool.stats["random"]
+    assert random_stats.games > 3 and random_stats.rate == pytest.approx(0.5)  # draws only
+
+
 def test_cli_train_with_backend_rllib(local_ray, tmp_path, capsys):
     from training.config import TrainConfig
 

@@ -1,4 +1,5 @@
-"""The PPO core: masking, entropy over legal actions, GAE by hand, per-seat credit assignment."""
+"""The PPO core: masking, entropy over legal actions, GAE by hand, per-seat credit assignment,
+truncation (games cut at their length limit bootstrap from the critic)."""
 
 from __future__ import annotations
 
@@ -78,11 +79,36 @@ def test_gae_equals_hand_computed_case():
     np.testing.assert_allclose(ret, adv + value, rtol=1e-6)
 
 
-def _toy_runner(num_envs=4, **game):
+def test_gae_bootstraps_a_truncated_row_from_the_value_at_the_cut():
+    # chain 0 = rows 0, 1: the game was cut after row 1 (truncated, the critic's value of the seat at
+    # the cut is 0.9); chain 1 = row 2 ended for real (terminal: its boot entry must be ignored)
+    chain = np.array([0, 0, 1])
+    reward = np.array([0.5, 0.2, 0.3], np.float32)
+    value = np.array([0.1, 0.4, 0.6], np.float32)
+    done = np.array([False, True, True])
+    truncated = np.array([False, True, False])
+    boot = np.array([0.0, 0.9, 5.0], np.float32)
+    g, lam = 0.9, 0.8
+    adv, ret, trainable, _ = compute_gae(chain, reward, value, done, g, lam, truncated, boot)
+    a1 = 0.2 + g * 0.9 - 0.4  # bootstrapped from V at the cut, not a terminal zero
+    a0 = (0.5 + g * 0.4 - 0.1) + g * lam * a1
+    a2 = 0.3 - 0.6
+    np.testing.assert_allclose(adv, [a0, a1, a2], rtol=1e-6)
+    np.testing.assert_allclose(ret, [a0 + 0.1, 0.2 + g * 0.9, 0.3], rtol=1e-6)
+    assert trainable.all()
+    # without the flag the same rows are terminal: row 1 then gets 0.2 - 0.4
+    plain, _, _, _ = compute_gae(chain, reward, value, done, g, lam)
+    assert plain[1] == pytest.approx(0.2 - 0.4)
+
+
+def _toy_runner(num_envs=4, net_config=None, **game):
     info = game_info(TOY, game)
     torch.manual_seed(0)
     net = PolicyNet(
-        info.obs_dim, info.num_actions, info.state_dim, NetConfig(hidden=[16], critic_hidden=[16])
+        info.obs_dim,
+        info.num_actions,
+        info.state_dim,
+        net_config or NetConfig(hidden=[16], critic_hidden=[16]),
     )
     actors = {"learner": NetActor(net)}
 
@@ -143,6 +169,58 @@ def test_pending_decisions_carry_into_the_next_rollout():
     # and each carried decision is followed in its chain by that seat's next decision
     for col in second.layout.T:
         assert col[0] < 6
+
+
+@pytest.mark.parametrize(
+    "net_config",
+    [
+        NetConfig(hidden=[16], critic_hidden=[16]),
+        NetConfig(kind="gru", hidden=[16], gru_size=8, critic="shared", normalize_obs=True),
+    ],
+)
+def test_rollout_stops_a_truncated_game_and_bootstraps_from_the_critic(net_config):
+    # 30 stones, cut after 5 decisions: no game can end (5 takes remove at most 15 stones), so after
+    # 5 steps every game is cut and each seat's last decision is truncated, not pending and not lost
+    info, runner = _toy_runner(num_envs=3, net_config=net_config, pile=30, max_decisions=5, stone_reward=0.1)
+    net = runner.actors["learner"].net
+    gamma = 0.9
+    batch = runner.collect(5, gamma, 0.95)
+    assert len(batch) == 15 and batch.trainable.all() and runner.carried is None
+    np.testing.assert_array_equal(batch.truncated, batch.done)
+    pile_size = info.config.pile + 1
+    pile = batch.obs[:, :pile_size].argmax(1)
+    take = batch.action + 1
+    np.testing.assert_allclose(batch.reward, 0.1 * take, rtol=1e-5)  # only its own stones: no loss
+    for slot in range(3):
+        rows = np.flatnonzero(batch.chain // 2 == slot)
+        final_pile = int((pile[rows] - take[rows]).min())
+        assert final_pile == 30 - take[rows].sum()
+        for seat in (0, 1):
+            own = rows[batch.chain[rows] % 2 == seat]
+            assert batch.truncated[own].tolist() == [False] * (len(own) - 1) + [True]
+            last = own[-1]
+            # the seat's observation at the cut: its own last observation with the pile left
+            at_cut = batch.obs[last].copy()
+            at_cut[:pile_size] = 0.0
+            at_cut[final_pile] = 1.0
+            expected = _value_after(net, batch.obs[own], at_cut, info.num_actions)
+            assert batch.boot[last] == pytest.approx(expected, abs=1e-5)
+            assert batch.advantage[last] == pytest.approx(
+                batch.reward[last] + gamma * expected - batch.value[last], abs=1e-5
+            )
+    second = runner.collect(5, gamma, 0.95)  # fresh games: nothing carried over from the cut ones
+    assert second.start[:3].all() and second.truncated.sum() == 6
+
+
+def _value_after(net, history, obs, num_actions):
+    """The critic's value of `obs` for a seat that decided on `history` before (its memory, if any)."""
+    mask = torch.ones((1, num_actions), dtype=torch.bool)
+    h = torch.zeros(1, net.hidden_size) if net.recurrent else None
+    with torch.no_grad():
+        for o in history:
+            _, _, h = net.step(torch.from_numpy(o[None]), mask, h, None, False)
+        _, value, _ = net.step(torch.from_numpy(obs[None]), mask, h, None, True)
+    return float(value[0])
 
 
 def test_team_outcomes():

@@ -98,6 +98,8 @@ def test_run_directory_and_same_seed_same_result(tmp_path):
         ["net.kind=gru", "net.critic=shared", "game_config.num_players=4", "game_config.teams=true"],
         ["net.kind=mlp", "net.critic=central", "game_config.num_players=3", "game_config.cooperative=true"],
         ["net.kind=gru", "net.critic=central", "net.normalize_obs=true", "game_config.stone_reward=0.1"],
+        # games cut at their length limit: the bootstrap values travel through the resume too
+        ["net.kind=gru", "net.critic=central", "game_config.max_decisions=5", "game_config.stone_reward=0.1"],
     ],
 )
 def test_resume_equals_uninterrupted_run(options, tmp_path):
@@ -204,7 +206,11 @@ def test_teams_and_cooperative_seating(tmp_path):
     for _ in range(40):
         keys, (key, team, _) = trainer._assign(0, rng, game)
         assert key == "random"
-        assert [k == "learner" for k in keys] == [t == team for t in trainer.info.teams]
+        assert (
+            [k == "learner" for k in keys]
+            == [t == team for t in game.teams()]
+            == [t == team for t in [0, 1, 0, 1]]
+        )
         seen_teams.add(team)
     assert seen_teams == {0, 1}
     coop = Trainer(
@@ -237,13 +243,77 @@ def test_secret_teams_dealt_per_game_seat_the_learner_on_one_whole_side(tmp_path
     for seed in range(20):
         game = trainer.info.new_game(seed)
         keys, (_, team, teams) = trainer._assign(0, rng, game)
-        assert teams == [game.team_of(s) for s in range(4)] and sorted(teams) == [7, 7, 9, 9]
+        assert teams == game.teams() and sorted(teams) == [7, 7, 9, 9]  # the game's own ids
         assert [k == "learner" for k in keys] == [t == team for t in teams]
     info = trainer.info
     result = match(info, "scripted", "random", 60, seed=2)
     assert set(result["by_team"]) == {"7", "9"}
     assert result["by_team"]["7"]["games"] == result["by_team"]["9"]["games"] == 30
     assert result["win_rate"] > 0.6  # the Nim strategy helps a whole team against random play
+
+
+def test_artifacts_learner_is_seated_on_a_dealt_side(tmp_path):
+    # Artifacts deals the sides secretly: the learner's seats are exactly one dealt side's seats, read
+    # from the game (never the role chart's order), and side ids keep their meaning in every game
+    trainer = Trainer(
+        tiny_config(
+            tmp_path / "a",
+            "opponents.self_play=0",
+            "opponents.random=1",
+            "game_config.num_players=7",
+            game="artifacts",
+        ),
+        log=False,
+    )
+    info = trainer.info
+    assert info.secret_teams and info.game_type.teams == "secret"
+    rng = np.random.default_rng(0)
+    deals = set()
+    for seed in range(12):
+        game = info.new_game(seed)
+        keys, (_, team, teams) = trainer._assign(0, rng, game)
+        assert teams == game.teams() and sorted(teams) == [0, 0, 0, 0, 1, 1, 1]
+        assert [k == "learner" for k in keys] == [t == team for t in teams]
+        deals.add(tuple(teams))
+    assert len(deals) > 1  # sides differ from deal to deal: no fixed seating could fit them
+
+
+def test_match_scores_truncated_games_as_draws_and_counts_them():
+    # 11 stones need at least 4 decisions: cut after 3, no game has a result
+    info = game_info(TOY, {"max_decisions": 3})
+    assert info.max_decisions == 3
+    result = match(info, "scripted", "random", 20, seed=0)
+    assert result["truncated"] == 20 and result["ties"] == 20
+    assert result["wins"] == result["losses"] == 0 and result["win_rate"] == 0.5
+    assert {t: r["win_rate"] for t, r in result["by_team"].items()} == {"0": 0.5, "1": 0.5}
+    # with room to finish, the scripted Nim player wins as before and nothing is cut
+    full = match(game_info(TOY, {}), "scripted", "random", 20, seed=0)
+    assert full["truncated"] == 0 and full["win_rate"] > 0.85
+    # some games cut, some finished: each cut game is a draw, each finished one keeps its result
+    some = match(game_info(TOY, {"max_decisions": 5}), "scripted", "random", 60, seed=0)
+    assert 0 < some["truncated"] < 60 and some["ties"] == some["truncated"]
+    assert some["wins"] + some["losses"] == 60 - some["truncated"]
+
+
+def test_short_run_with_games_cut_at_a_tiny_length_limit(tmp_path):
+    config = tiny_config(
+        tmp_path / "cut",
+        "game_config.max_decisions=3",
+        "total_steps=400",
+        "opponents.self_play=0.5",
+        "opponents.random=0.5",
+        "eval.games=10",
+        "eval.opponents=[random,scripted]",
+    )
+    trainer = Trainer(config, log=False)
+    summary = trainer.train()
+    assert summary["decisions"] >= 400 and summary["episodes"] > 50
+    assert set(trainer.episode_truncated) == {1}  # every game was cut at 3 decisions
+    final = summary["final_eval"]
+    for name in ("random", "scripted"):
+        assert final[name]["truncated"] == 10 and final[name]["win_rate"] == 0.5
+    batch = trainer.runner.collect(4, 0.99, 0.95)
+    assert batch.truncated.any() and np.array_equal(batch.truncated, batch.done)
 
 
 def test_pretraining_imitates_the_scripted_baseline(tmp_path):
@@ -385,6 +455,24 @@ def test_cli_train_evaluate_rate_and_play(tmp_path, capsys, monkeypatch):
     assert main(["play", str(run), "--seat", "0", "--seed", "1"]) == 0
     text = capsys.readouterr().out
     assert "not a legal action number" in text and "returns:" in text
+    assert "cut at the limit" not in text
+
+
+def test_cli_play_stops_a_game_at_its_length_limit(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "cut"
+    config = tmp_path / "toy.yaml"
+    config.write_text(
+        f"game: {TOY}\ngame_config:\n  max_decisions: 3\nppo:\n  num_envs: 8\n  rollout_steps: 16\n"
+        "net:\n  hidden: [16]\n"
+    )
+    assert main(["train", str(config), f"run_dir={run}", "total_steps=50", "progress=false", "--no-log"]) == 0
+    capsys.readouterr()
+    answers = iter(["0"] * 20)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["play", str(run), "--seat", "0", "--seed", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "cut at the limit of 3 decisions" in text and "returns:" in text
+    assert text.count("plays:") + (20 - len(list(answers))) == 3  # the agent's moves and the person's
 
 
 def test_games_in_progress_are_saved_for_resume(tmp_path):

@@ -6,6 +6,8 @@ teams (0, 1, 0, 1, ...); `cooperative=True` puts everyone in one team that wins 
 player takes the last stone, else loses (-1); `stone_reward` pays the taker that much per stone taken
 during play (to test turn-based credit assignment). Each player is dealt a secret bit that only they
 see (hidden information for the state tensor and the leak check), and the starting seat is random.
+`max_decisions` cuts a game that has not ended after that many decisions (a pile of 11 needs at least
+4), to test truncation; `teams()` and `game_type()` declare the team structure as every game does.
 Optimal play in the two-player game takes `pile % (max_take + 1)` stones, so a learner should beat a
 uniformly random opponent far more often than the 50% random play gets.
 """
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs.core import ConfigError, Game, GameSpec, Layout
+from envs.core.game import GameType
 from envs.core.policies import random_action
 
 
@@ -29,6 +32,7 @@ class ToyConfig:
     cooperative: bool = False
     secret_teams: bool = False  # two teams dealt at random at set-up; each player sees only its own
     stone_reward: float = 0.0
+    max_decisions: int = 100_000  # the game is cut (truncated) after this many decisions
 
     def validate(self) -> None:
         if not 2 <= self.num_players <= 6:
@@ -37,6 +41,8 @@ class ToyConfig:
             raise ConfigError("teams=True and secret_teams=True need an even num_players")
         if self.pile < 1 or self.max_take < 1:
             raise ConfigError("pile and max_take must be positive")
+        if self.max_decisions < 1:
+            raise ConfigError(f"max_decisions must be positive, got {self.max_decisions}")
 
 
 class ToyNim(Game):
@@ -69,14 +75,27 @@ class ToyNim(Game):
         self.player = self.starter
         self.secrets = self.rng.integers(0, 2, n)
         self.winner = -1
-        self.teams = [i % 2 if c.teams else (0 if c.cooperative else i) for i in range(n)]
+        self.sides = [i % 2 if c.teams else (0 if c.cooperative else i) for i in range(n)]
         if c.secret_teams:  # dealt: half the seats on team 7, half on team 9 (ids as the game names them)
-            self.teams = [int(t) for t in self.rng.permutation([7, 9] * (n // 2))]
+            self.sides = [int(t) for t in self.rng.permutation([7, 9] * (n // 2))]
         self._returns = np.zeros(n)
 
-    def team_of(self, seat: int) -> int:
-        """The dealt team of a seat (the referee's view; observations show only one's own)."""
-        return self.teams[seat]
+    def teams(self) -> list[int]:
+        """The team of each seat (dealt with secret_teams: the referee's view; observations show only
+        one's own)."""
+        return list(self.sides)
+
+    def game_type(self) -> GameType:
+        c = self.config
+        if c.cooperative:
+            utility = "identical"
+        elif c.stone_reward == 0 and (c.num_players == 2 or c.teams or c.secret_teams):
+            utility = "zero_sum"  # +1 each winner, -1 each loser, on sides of equal size
+        else:
+            utility = "general_sum"
+        kind = "secret" if c.secret_teams else ("fixed" if c.teams or c.cooperative else "none")
+        bound = 1.0 + abs(c.stone_reward) * c.pile
+        return GameType(utility, kind, -bound, bound, c.max_decisions)
 
     def current_player(self) -> int:
         return -1 if self.is_terminal() else self.player
@@ -95,8 +114,8 @@ class ToyNim(Game):
             if self.config.cooperative:
                 self._returns += 1.0 if self.player == self.starter else -1.0
             else:
-                team = self.teams[self.player]
-                self._returns += np.where(np.array(self.teams) == team, 1.0, -1.0)
+                team = self.sides[self.player]
+                self._returns += np.where(np.array(self.sides) == team, 1.0, -1.0)
         else:
             self.player = (self.player + 1) % self.num_players
 
@@ -104,7 +123,7 @@ class ToyNim(Game):
         obs = np.zeros(self.observation_layout.size, dtype=np.float32)
         obs[self.pile] = 1.0
         obs[self.config.pile + 1] = self.secrets[player] + (
-            2 * (self.teams[player] == 9) if self.config.secret_teams else 0
+            2 * (self.sides[player] == 9) if self.config.secret_teams else 0
         )
         obs[self.config.pile + 2 + (self.starter - player) % self.num_players] = 1.0
         return obs
@@ -139,11 +158,6 @@ class ToyNim(Game):
         return f"pile {self.pile}, player {self.player} to move"
 
 
-def toy_teams(config) -> list[int]:
-    n = config.num_players
-    return [i % 2 if config.teams else (0 if config.cooperative else i) for i in range(n)]
-
-
 def toy_scripted(config, seat):
     """Plays the Nim strategy when it can, else takes one stone (observation only)."""
     pile_size = config.pile + 1
@@ -166,7 +180,6 @@ SPEC = GameSpec(
     test_configs=({}, {"num_players": 4, "teams": True}, {"num_players": 3, "cooperative": True}),
     benchmark_config={},
     scripted_policy=toy_scripted,
-    teams=toy_teams,
 )
 
 __all__ = ["SPEC", "ToyConfig", "ToyNim", "random_action"]

@@ -4,8 +4,12 @@ The AEC env is the game's `env()` face (order checks, illegal actions raise `Ill
 default). `PettingZooEnv` steps the agent to move and then reports the next agent to move, with every
 agent's rewards accumulated since its own last decision - the turn-based credit assignment the
 native trainer uses. This subclass adds two things: rewards multiplied by `ppo.reward_scale`, and the
-game's final `returns` (unscaled, every seat) in each agent's info at the end, for the self-play
-callback.
+game's final `returns` (unscaled, every seat) and whether it was `truncated` in each agent's info at
+the end, for the self-play callback.
+
+Truncation: once the game reaches `game_type().max_decisions` without ending, the AEC env sets
+truncations for every agent, so every agent's episode ends truncated (`truncateds["__all__"]`) and
+RLlib's PPO bootstraps each agent from the value of its last observation (a terminated agent gets 0).
 """
 
 from __future__ import annotations
@@ -51,9 +55,12 @@ class TabletopRLlibEnv(PettingZooEnv):
         if self.reward_scale != 1.0:
             rewards = {a: r * self.reward_scale for a, r in rewards.items()}
         if terminateds.get("__all__") or truncateds.get("__all__"):
-            returns = np.asarray(self.game.returns(), float).tolist()
+            end = {
+                "returns": np.asarray(self.game.returns(), float).tolist(),
+                "truncated": bool(self.game.is_truncated()),
+            }
             for agent in obs:
-                infos[agent] = {**infos.get(agent, {}), "returns": returns}
+                infos[agent] = {**infos.get(agent, {}), **end}
         return obs, rewards, terminateds, truncateds, infos
 
 

@@ -7,8 +7,11 @@ by PFSP from main's win rate against it; main takes a random team and the oppone
 in cooperative games main plays every seat.
 
 - `SelfPlayMapping` is the agent-to-module mapping function the EnvRunners call; it draws once per
-  episode (seeded by the episode id, so every agent of an episode sees the same draw).
-- `OutcomeCallback` logs main's outcome (1 win, 0.5 shared first place, 0 loss) per opponent module.
+  episode (seeded by the episode id, so every agent of an episode sees the same draw) and seats main
+  on one team of THAT episode's game (`game.teams()`: Artifacts' sides as dealt, not the role chart).
+- `SelfPlayCallback` hands each episode its game's teams (`EpisodeTeams`) and logs main's outcome
+  (1 win, 1/k shared first place, 0 loss; a game truncated at its length limit is a draw) per
+  opponent module.
 - `SnapshotLeague` (driver side) owns the native `OpponentPool`: it adds snapshot modules over time with
   weights copied from the *learner group* (the EnvRunners' inference-only copies have no critic), keeps
   at most `pool_size` snapshot modules (slots are reused for newer snapshots), feeds PFSP with the
@@ -32,9 +35,9 @@ from .module import MaskedPolicyModule
 MAIN = "main"
 RANDOM = "random"
 SCRIPTED = "scripted"
-STATS_KEY = (
-    "selfplay"  # metrics under result["env_runners"]["selfplay"][module]["games" | "score" | "return"]
-)
+# metrics under result["env_runners"]["selfplay"][module]["games" | "score" | "return" | "truncated"]
+STATS_KEY = "selfplay"
+TEAMS_KEY = "tabletop_teams"  # episode.custom_data[TEAMS_KEY]: the EpisodeTeams of the episode's game
 
 
 def seat_of(agent_id: Any) -> int:
@@ -42,78 +45,163 @@ def seat_of(agent_id: Any) -> int:
     return int(str(agent_id).rsplit("_", 1)[-1])
 
 
+class EpisodeTeams:
+    """The teams of one episode's game (`game.teams()`, secret sides as dealt), for the referee only.
+
+    RLlib maps the first agent to a module inside the reset that deals the game, before any callback
+    that follows the reset: so `SelfPlayCallback.on_episode_created` (just before the reset) leaves
+    this handle on the episode, and its first reading, at the first mapping, takes the teams from the
+    sub-env's game (dealt by then) and keeps them. RLlib deep-copies custom data into each continuing
+    chunk of an episode: the copy is this same handle. Pickled (episodes sent to a learner), it keeps
+    only the teams, never the env.
+    """
+
+    def __init__(self, vector_env=None, index: int = 0, teams: list[int] | None = None):
+        self._env = (vector_env, index) if vector_env is not None else None
+        self.teams = [int(t) for t in teams] if teams is not None else None
+
+    def get(self) -> list[int] | None:
+        if self.teams is None and self._env is not None:
+            env, index = self._env
+            self.teams = [int(t) for t in sub_env(env, index).game.teams()]
+            self._env = None
+        return self.teams
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (EpisodeTeams, (None, 0, self.teams))
+
+
+def sub_env(env, index: int):
+    """The TabletopRLlibEnv at `index` of an EnvRunner's vector env (or `env` itself)."""
+    envs = getattr(env, "envs", None)
+    return (envs[index] if envs is not None else env).unwrapped
+
+
+def episode_teams(episode) -> list[int] | None:
+    """The teams of an episode's game, or None where the episode has none (yet)."""
+    data = getattr(episode, "custom_data", None)
+    handle = data.get(TEAMS_KEY) if data is not None else None
+    return handle.get() if handle is not None else None
+
+
 class SelfPlayMapping:
     """Agent id -> module id, one draw per episode from `table` [(module, probability), ...].
 
     `MAIN` in the table means shared-parameter self-play (main in every seat); any other module plays
-    every seat outside main's team, the team drawn uniformly.
+    every seat outside main's team, the team drawn uniformly among the teams of the episode's game
+    (`episode_teams`: a game with secret sides seats main on one dealt side).
     """
 
-    def __init__(self, teams: list[int], table: list[tuple[str, float]]):
-        self.teams = list(teams)
-        self.num_teams = len(set(self.teams))
+    def __init__(self, table: list[tuple[str, float]]):
         self.modules = [m for m, _ in table]
         probs = np.array([p for _, p in table], float)
         if not len(probs) or probs.sum() <= 0:
             self.modules, probs = [MAIN], np.ones(1)
         self.probs = probs / probs.sum()
-        self._cache: dict[str, tuple[str, int]] = {}
+        self._cache: dict[str, tuple[str, float]] = {}
 
-    def draw(self, episode_id: str) -> tuple[str, int]:
-        """(opponent module, main's team) for one episode."""
+    def draw(self, episode_id: str) -> tuple[str, float]:
+        """(opponent module, a uniform number in [0, 1) that picks main's team) for one episode."""
         hit = self._cache.get(episode_id)
         if hit is None:
             seed = int.from_bytes(hashlib.blake2b(str(episode_id).encode(), digest_size=8).digest(), "little")
             rng = np.random.default_rng(seed)
             module = self.modules[int(rng.choice(len(self.modules), p=self.probs))]
-            hit = (module, int(rng.integers(self.num_teams)))
+            hit = (module, float(rng.random()))
             if len(self._cache) > 4096:
                 self._cache.clear()
             self._cache[episode_id] = hit
         return hit
 
+    def main_team(self, episode, teams: list[int]) -> tuple[str, int]:
+        """(opponent module, main's team id) of an episode whose game has these teams."""
+        module, u = self.draw(episode.id_)
+        ids = sorted(set(teams))
+        return module, ids[int(u * len(ids))]
+
     def __call__(self, agent_id, episode=None, **kwargs) -> str:
-        if self.num_teams == 1:
+        teams = episode_teams(episode)
+        if teams is None:
+            # RLlib's cut() asks once more for every agent of a continuing chunk before it copies the
+            # episode's custom data; it keeps the module the agent already has
             return MAIN
-        module, team = self.draw(episode.id_ if episode is not None else "")
-        if module == MAIN or self.teams[seat_of(agent_id)] == team:
+        if len(set(teams)) == 1:
+            return MAIN
+        module, team = self.main_team(episode, teams)
+        if module == MAIN or teams[seat_of(agent_id)] == team:
             return MAIN
         return module
 
 
-def make_outcome_callback(teams: list[int]) -> type:
-    """An RLlibCallback class (bound to this game's teams) logging main's results per opponent."""
+class SelfPlayCallback(RLlibCallback):
+    """Gives every episode its game's teams, logs main's results per opponent from them, and keeps a
+    truncated game truncated (see `keep_truncated`)."""
 
-    class OutcomeCallback(RLlibCallback):
-        TEAMS = list(teams)
+    def on_episode_created(self, *, episode, env=None, env_index: int = 0, **kwargs) -> None:
+        if env is not None:  # before the reset that deals the game: read at the first mapping
+            episode.custom_data[TEAMS_KEY] = EpisodeTeams(env, env_index)
 
-        def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
-            if metrics_logger is None:
-                return
-            infos = episode.get_infos(-1)
-            returns = next(
-                (i["returns"] for i in infos.values() if isinstance(i, dict) and "returns" in i), None
-            )
-            if returns is None:  # truncated without an end (cannot happen in our games)
-                return
-            returns = np.asarray(returns, float)
-            modules = {seat_of(a): episode.module_for(a) for a in episode.agent_ids}
-            main_seats = [s for s, m in modules.items() if m == MAIN]
-            if not main_seats:
-                return
-            others = {m for m in modules.values() if m != MAIN}
-            opponent = "self" if not others else sorted(others)[0]
-            if opponent == "self" and len(set(self.TEAMS)) > 1:
-                return  # self-play games give no win rate (main wins whatever happens)
-            team = self.TEAMS[main_seats[0]]
-            outcome = float(team_outcomes(returns, self.TEAMS)[team])
-            mean_return = float(np.mean([returns[s] for s in range(len(returns)) if self.TEAMS[s] == team]))
-            name = "team" if len(set(self.TEAMS)) == 1 else opponent
-            metrics_logger.log_value((STATS_KEY, name, "games"), 1, reduce="lifetime_sum")
-            metrics_logger.log_value((STATS_KEY, name, "score"), outcome, reduce="lifetime_sum")
-            metrics_logger.log_value((STATS_KEY, name, "return"), mean_return, reduce="lifetime_sum")
+    def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
+        infos = episode.get_infos(-1)
+        end = next((i for i in infos.values() if isinstance(i, dict) and "returns" in i), None)
+        if end is None:
+            return
+        truncated = bool(end.get("truncated", False))
+        if truncated:
+            keep_truncated(episode)
+        teams = episode_teams(episode)
+        if metrics_logger is None or teams is None:
+            return
+        returns = np.asarray(end["returns"], float)
+        drawn = main_and_opponent(episode, teams)
+        if drawn is None:
+            return
+        opponent, team = drawn
+        cooperative = len(set(teams)) == 1
+        if opponent == MAIN and not cooperative:
+            return  # self-play games give no win rate (main wins whatever happens)
+        # a game cut at its length limit has no result: a draw among the teams, not a loss
+        outcome = float(team_outcomes(np.zeros(len(teams)) if truncated else returns, teams)[team])
+        mean_return = float(np.mean([returns[s] for s in range(len(returns)) if teams[s] == team]))
+        name = "team" if cooperative else opponent
+        metrics_logger.log_value((STATS_KEY, name, "games"), 1, reduce="lifetime_sum")
+        metrics_logger.log_value((STATS_KEY, name, "score"), outcome, reduce="lifetime_sum")
+        metrics_logger.log_value((STATS_KEY, name, "return"), mean_return, reduce="lifetime_sum")
+        metrics_logger.log_value((STATS_KEY, name, "truncated"), int(truncated), reduce="lifetime_sum")
 
-    return OutcomeCallback
+
+def main_and_opponent(episode, teams: list[int]) -> tuple[str, int] | None:
+    """(opponent module, main's team) of an episode: the draw of its SelfPlayMapping, which holds even
+    where a side ended the game before deciding (a seat that never decided has no agent episode);
+    else read from the seats present. MAIN as the opponent means self-play."""
+    mapping = getattr(episode, "agent_to_module_mapping_fn", None)
+    if len(set(teams)) == 1:
+        return MAIN, teams[0]
+    if isinstance(mapping, SelfPlayMapping):
+        return mapping.main_team(episode, teams)
+    modules = {seat_of(a): episode.module_for(a) for a in episode.agent_ids}
+    main_seats = [s for s, m in modules.items() if m == MAIN]
+    if not main_seats:
+        return None
+    others = sorted({m for m in modules.values() if m != MAIN})
+    return (others[0] if others else MAIN), teams[main_seats[0]]
+
+
+def keep_truncated(episode) -> None:
+    """Mark a game cut at its length limit truncated, not terminated, for every agent.
+
+    RLlib (2.60) declares a multi-agent episode terminated once every agent is done, even when every
+    agent was truncated ("Case 2" in `MultiAgentEpisode.add_env_step`), and passes that to each agent's
+    episode: PPO would then treat the cut as a terminal state worth 0. Set back, each agent's last
+    observation is bootstrapped by its value estimate, as for any truncation."""
+    episode.is_terminated = False
+    episode.is_truncated = True
+    for agent_episode in episode.agent_episodes.values():
+        agent_episode.is_terminated = False
+        agent_episode.is_truncated = True
 
 
 def main_module_spec(net_config: dict, observation_space=None, action_space=None) -> RLModuleSpec:
@@ -189,7 +277,7 @@ class SnapshotLeague:
         return [(m, p) for m, p in table if p > 0] or [(MAIN, 1.0)]
 
     def mapping(self) -> SelfPlayMapping:
-        return SelfPlayMapping(self.info.teams, self.table())
+        return SelfPlayMapping(self.table())
 
     # ----- snapshots ---------------------------------------------------------------------------
     def wants_snapshots(self) -> bool:

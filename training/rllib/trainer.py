@@ -42,9 +42,9 @@ from .selfplay import (
     MAIN,
     RANDOM,
     SCRIPTED,
+    SelfPlayCallback,
     SnapshotLeague,
     main_module_spec,
-    make_outcome_callback,
     set_module_weights,
 )
 
@@ -194,7 +194,7 @@ def build_algorithm(config: TrainConfig, info, league: SnapshotLeague, rllib: RL
         .training(**settings["training"])
         .multi_agent(policies=set(specs), policy_mapping_fn=league.mapping(), policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .callbacks(make_outcome_callback(info.teams))
+        .callbacks(SelfPlayCallback)  # each episode's teams from its own game
         .debugging(seed=config.seed, log_level="ERROR")
     )
     return algo_config.build_algo()
