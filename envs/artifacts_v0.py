@@ -9,6 +9,7 @@ implemented are in envs/artifacts/RULES.md.
 from __future__ import annotations
 
 from envs.artifacts.baseline import scripted_policy
+from envs.artifacts.data import SIDE_NAMES
 from envs.artifacts.rules import Artifacts
 from envs.core import GameSpec
 from envs.core.docs import game_section
@@ -31,7 +32,10 @@ SPEC = GameSpec(
         {"num_players": 10, "preference": "full", "site": "greece"},
     ),
     benchmark_config={"num_players": 10},
-    extra={"benchmark_configs": [{"num_players": 10}, {"num_players": 7}, {"num_players": 5}]},
+    extra={
+        "benchmark_configs": [{"num_players": 10}, {"num_players": 7}, {"num_players": 5}],
+        "team_names": SIDE_NAMES,  # team id 0 / 1 as evaluations name them
+    },
     scripted_policy=scripted_policy,
     players_doc="5–10 in two secret sides, Academics and Looters (2 Looters at 5–6, 3 at 7–9, 4 at 10). "
     "Options: `preference` (role chart: `basic`, `standard`, `full`), `site` (`none`, `china`, `spain`, "

@@ -3,10 +3,16 @@
 A checkpoint is one `torch.save` file read back with `weights_only=True` (plain tensors, numbers and
 strings; nothing executable). The trainer's own state - optimizer, rngs, opponent pool, the games in
 progress - travels as one pickled blob that is only unpickled when resuming a run.
+
+Every checkpoint carries sha256 checksums (`checksums`): of the network's tensors (names, dtypes, shapes
+and bytes, in name order) and of the trainer blob. Reading verifies the network's, resuming the
+trainer's, so bytes damaged on disk raise CheckpointError instead of loading silently. Checkpoints
+written before checksums existed (no `checksums` key) still load, unverified.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import pickle
@@ -52,6 +58,7 @@ def save_checkpoint(
         "decisions": decisions,
         "trainer": pickle.dumps(trainer_state) if trainer_state is not None else None,
     }
+    data["checksums"] = {"model": tensors_sha256(data["model"]), "trainer": blob_sha256(data["trainer"])}
     buffer = io.BytesIO()
     torch.save(data, buffer)
     tmp = path.with_suffix(path.suffix + ".tmp")
@@ -88,11 +95,51 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     if missing:
         raise CheckpointError(f"{str(path)!r} lacks {missing}: damaged checkpoint")
     data["path"] = str(path)
+    verify_model(data)
     return data
+
+
+def tensors_sha256(state_dict: dict) -> str:
+    """sha256 over a state_dict: each tensor's name, dtype, shape and raw bytes, in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(state_dict):
+        tensor = state_dict[name].detach().cpu().contiguous()
+        digest.update(f"{name}|{tensor.dtype}|{tuple(tensor.shape)}|".encode())
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def blob_sha256(blob: bytes | None) -> str:
+    return hashlib.sha256(blob or b"").hexdigest()
+
+
+def verify_model(data: dict) -> None:
+    """Refuse a checkpoint whose network tensors differ from the checksum stored with them."""
+    stored = (data.get("checksums") or {}).get("model")
+    if stored is None:  # written before checksums existed: loads unverified
+        return
+    try:
+        actual = tensors_sha256(data["model"])
+    except Exception as exc:  # not a mapping of tensors
+        raise CheckpointError(
+            f"checkpoint {data['path']!r} is damaged: unreadable network tensors ({exc})"
+        ) from None
+    if actual != stored:
+        raise CheckpointError(
+            f"checkpoint {data['path']!r} is damaged: its network tensors do not match the checksum stored "
+            "with them (bytes changed on disk?); use another checkpoint of the run (checkpoints/iter_*.pt)"
+        )
 
 
 def check_compatible(data: dict, info, game: str, what: str = "this run") -> None:
     """Raise CheckpointError if the checkpoint was trained on another game or configuration."""
+    problems = mismatches(data, info, game)
+    if problems:
+        raise CheckpointError(f"checkpoint {data['path']!r} does not match {what}: " + "; ".join(problems))
+
+
+def mismatches(data: dict, info, game: str) -> list[str]:
+    """How a checkpoint's game differs from `game` with `info` (its name, players, inputs, actions)."""
     problems = []
     if data["game"] != game:
         problems.append(f"game {data['game']!r} vs {game!r}")
@@ -103,8 +150,7 @@ def check_compatible(data: dict, info, game: str, what: str = "this run") -> Non
     ):
         if data.get(key) != mine:
             problems.append(f"{key} {data.get(key)} vs {mine}")
-    if problems:
-        raise CheckpointError(f"checkpoint {data['path']!r} does not match {what}: " + "; ".join(problems))
+    return problems
 
 
 def build_net(data: dict) -> PolicyNet:
@@ -132,6 +178,12 @@ def trainer_state(data: dict) -> dict:
     blob = data.get("trainer", b"")
     if not blob:
         raise CheckpointError(f"checkpoint {data['path']!r} holds no trainer state to resume from")
+    stored = (data.get("checksums") or {}).get("trainer")
+    if stored is not None and stored != blob_sha256(blob):
+        raise CheckpointError(
+            f"checkpoint {data['path']!r} has a damaged trainer state: it does not match the checksum "
+            "stored with it; resume from another checkpoint of the run (checkpoints/iter_*.pt)"
+        )
     try:
         return pickle.loads(blob)
     except Exception as exc:

@@ -258,14 +258,31 @@ def from_dict(data: dict[str, Any]) -> TrainConfig:
     return config
 
 
+def read_yaml(path: Path):
+    """The YAML in a config file; every way it can fail is a ConfigError naming the file."""
+    if not path.exists():
+        raise ConfigError(f"config file {str(path)!r} does not exist")
+    if path.is_dir():
+        raise ConfigError(f"config file {str(path)!r} is a directory, not a YAML file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {str(path)!r} is not a text file (binary content?)") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        at = f" at line {where.line + 1}, column {where.column + 1}" if where is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"config file {str(path)!r} is not valid YAML{at}: {problem}") from None
+
+
 def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConfig:
     data: dict[str, Any] = {}
     if path is not None:
-        path = Path(path)
-        if not path.exists():
-            raise ConfigError(f"config file {str(path)!r} does not exist")
-        loaded = yaml.safe_load(path.read_text())
-        data = loaded or {}
+        data = read_yaml(Path(path)) or {}
         if not isinstance(data, dict):
             raise ConfigError(f"config file {str(path)!r} must hold a mapping of keys")
     data = apply_overrides(data, list(overrides))

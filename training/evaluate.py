@@ -67,8 +67,12 @@ def match(
     num_envs: int = 64,
     greedy: bool = False,
     metrics: Callable | None = None,
+    on_game_start: Callable | None = None,
 ) -> dict:
-    """Play `games` games of A against B (seats rotated); A's results with a 95% Wilson interval."""
+    """Play `games` games of A against B (seats rotated); A's results with a 95% Wilson interval.
+
+    `on_game_start(j, game, keys)` hears game j before its first move ("A" or "B" per seat), e.g. to
+    record it (`envs.core.replay.Recordings`)."""
     actors = {"A": make_actor(player_a, info, greedy), "B": make_actor(player_b, info, greedy)}
     started = [0]
     results: list = [None] * games
@@ -82,6 +86,8 @@ def match(
         ids = sorted(set(teams))
         team = ids[j % len(ids)]
         keys = ["A" if info.cooperative or t == team else "B" for t in teams]
+        if on_game_start is not None:
+            on_game_start(j, game, keys)
         return keys, (j, team, teams)
 
     def on_episode(slot, meta, game):

@@ -16,6 +16,7 @@ import numpy as np
 
 from envs.core.config import build_config
 from envs.core.errors import ConfigError
+from envs.core.registry import GameSpec
 
 
 def resolve_spec(game: str):
@@ -24,12 +25,18 @@ def resolve_spec(game: str):
         module_name, attr = game.split(":", 1)
         try:
             module = importlib.import_module(module_name)
-        except ImportError as exc:
+        except (ImportError, ValueError) as exc:  # ValueError: an empty module name (":SPEC")
             raise ConfigError(f"cannot import {module_name!r} for game {game!r}: {exc}") from None
         try:
-            return getattr(module, attr)
+            spec = getattr(module, attr)
         except AttributeError:
             raise ConfigError(f"module {module_name!r} has no {attr!r} (game {game!r})") from None
+        if not isinstance(spec, GameSpec):
+            raise ConfigError(
+                f"game {game!r} names {module_name}.{attr}, a {type(spec).__name__}, not a GameSpec "
+                "(envs.core.GameSpec): give a registered game name or module:ATTR naming a GameSpec"
+            )
+        return spec
     import envs
 
     try:

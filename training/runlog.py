@@ -44,9 +44,92 @@ def write_history(run_dir: Path, history: list[dict], game: str, curve: bool = T
 
 
 def progress_bar(show: bool, total: int, initial: int, desc: str):
-    """A tqdm bar counting learner decisions, or None."""
+    """A bar counting learner decisions up to `total` (total_steps), or None.
+
+    A run ends on a whole iteration, so it may overshoot total_steps; the bar stops at its total
+    (tqdm would drop the total and the bar) and, once there, says that the final evaluation runs:
+    both trainers evaluate right after their last iteration."""
     if not show:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=initial, unit="dec", dynamic_ncols=True, desc=desc)
+    class DecisionBar(tqdm):
+        def update(self, n=1):
+            n = max(0, min(n, self.total - self.n))
+            shown = super().update(n)
+            if self.n >= self.total and not self.desc.endswith(FINAL):
+                self.set_description_str(self.desc.removesuffix(": ") + FINAL)
+            return shown
+
+    return DecisionBar(total=total, initial=min(initial, total), unit="dec", dynamic_ncols=True, desc=desc)
+
+
+FINAL = " done, final evaluation running"
+
+
+def result_lines(results: dict, info, games: int, agent: str = "the agent") -> list[str]:
+    """What a person reads at a glance: one line of win rates with 95% intervals, one line saying what
+    they measure (seats, teams, chance level), and for team games the rate of each team.
+
+    results: label -> a `match` result, labels as the reports key them: an opponent's name
+    ("random", or "vs_random"), "self"/"team_<name>" (a cooperative team) or "scripted_team"."""
+    pairs = [(_label(key, agent), r) for key, r in results.items() if isinstance(r, dict) and "win_rate" in r]
+    if not pairs:
+        return []
+    lines = [" · ".join(f"{label} {_rate(r)}" for label, r in pairs)]
+    lines.append(_meaning(info, games, agent))
+    by_team = [(label, r["by_team"]) for label, r in pairs if len(r.get("by_team", {})) > 1]
+    if by_team and info.num_teams < info.num_players:  # real teams (not one seat each)
+        names = info.spec.extra.get("team_names") or {}
+        parts = [
+            f"{label}: " + ", ".join(f"{_team_name(t, names)} {v['win_rate']:.2f}" for t, v in teams.items())
+            for label, teams in by_team
+        ]
+        lines.append("by team: " + " · ".join(parts))
+    truncated = sum(r.get("truncated", 0) for _, r in pairs)
+    if truncated:
+        lines.append(f"{truncated} games were cut at the length limit (max_decisions) and count as draws")
+    return lines
+
+
+def _label(key: str, agent: str) -> str:
+    if key in ("self", f"team_{agent}"):
+        return f"team of {agent}"
+    if key == "scripted_team":
+        return "team of scripted"
+    if key.startswith("team_"):
+        return f"team of {key[5:]}"
+    return "vs " + key.removeprefix("vs_")
+
+
+def _rate(r: dict) -> str:
+    lo, hi = r["ci95"]
+    return f"{r['win_rate']:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def _team_name(team: str, names) -> str:
+    try:
+        return str(names[int(team)])
+    except (IndexError, KeyError, TypeError, ValueError):
+        return f"team {team}"
+
+
+def _meaning(info, games: int, agent: str) -> str:
+    n, k = info.num_players, info.num_teams
+    head = f"(win rate of {agent} with a 95% interval, {games} games each"
+    if info.cooperative:
+        return (
+            f"(cooperative game: one policy plays all {n} seats and the team wins when its return is "
+            f"positive; share of {games} games won, 95% interval)"
+        )
+    if k == n:
+        if n == 2:
+            return f"{head}; it plays one seat and the opponent the other, seats alternating; a draw counts half)"
+        return (
+            f"{head}; it plays one seat against {n - 1} copies of the opponent, seats rotating, so equal "
+            f"play wins 1/{n} = {1 / n:.2f}; a shared first place counts as a part of a win)"
+        )
+    others = f"the opponent the other team{'s' if k > 2 else ''}, teams alternating"
+    if info.secret_teams:  # asymmetric sides: no chance level to quote
+        return f"{head}; {n} players in {k} sides dealt in secret: {agent} plays every seat of one side, {others})"
+    return f"{head}; {n} players in {k} fixed teams: {agent} plays every seat of one team, {others}, so equal play wins 1/{k} = {1 / k:.2f})"

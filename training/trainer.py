@@ -30,6 +30,10 @@ from .runlog import log_eval, open_writer, progress_bar, write_history
 from .runner import Runner
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; the message says where the last checkpoint is and how to resume."""
+
+
 class Trainer:
     """Everything a run needs; `train()` runs it to `total_steps` learner decisions."""
 
@@ -93,8 +97,11 @@ class Trainer:
         self._last_plot = time.perf_counter()
         self.pretrained = False
         self.pretrain_stats: dict = {}
+        self.last_checkpoint: tuple[Path, int, int] | None = None  # (path, iteration, decisions)
         if resume_from is not None:
+            self._refuse_another_runs_directory(resume_from)
             self._load(resume_from)
+            self.last_checkpoint = (Path(resume_from["path"]), self.iteration, self.runner.decisions)
 
     # ----- opponents --------------------------------------------------------------------------
     def _assign(self, slot, rng, game):
@@ -197,9 +204,25 @@ class Trainer:
         else:
             self.runner.decisions = data["decisions"]
 
+    def _refuse_another_runs_directory(self, data: dict) -> None:
+        """Resuming writes run_dir/checkpoints/latest.pt: never over another game's run."""
+        latest = self.run_dir / "checkpoints" / "latest.pt"
+        if not latest.is_file():
+            return
+        try:
+            other = ckpt.read_checkpoint(latest)
+        except ckpt.CheckpointError:  # a damaged latest.pt: resuming from an earlier checkpoint repairs it
+            return
+        problems = ckpt.mismatches(other, self.info, self.config.game)
+        if problems:
+            raise ckpt.CheckpointError(
+                f"refusing to resume {data['path']!r} into {str(self.run_dir)!r}: that run directory holds "
+                f"another game's run ({latest}: " + "; ".join(problems) + "); give another run_dir=..."
+            )
+
     def save(self, name: str = "latest.pt") -> Path:
         path = self.run_dir / "checkpoints" / name
-        return ckpt.save_checkpoint(
+        saved = ckpt.save_checkpoint(
             path,
             self.net,
             self.config,
@@ -207,6 +230,30 @@ class Trainer:
             self.iteration,
             self.runner.decisions,
             self._trainer_state(),
+        )
+        if name == "latest.pt":
+            self.last_checkpoint = (saved, self.iteration, self.runner.decisions)
+        return saved
+
+    @property
+    def finished(self) -> bool:
+        """The run has reached total_steps (a resumed finished run: train() does nothing)."""
+        return self.runner.decisions >= self.config.total_steps
+
+    def resume_hint(self) -> str:
+        """Where the last checkpoint is and the command that continues from it."""
+        if self.last_checkpoint is None:
+            return (
+                f"no checkpoint was written yet (one every checkpoint_every={self.config.checkpoint_every} "
+                "iterations): nothing to resume, start the run again"
+            )
+        path, iteration, decisions = self.last_checkpoint
+        target = str(self.run_dir)
+        if path.resolve() != (self.run_dir / "checkpoints" / "latest.pt").resolve():
+            target = f"{path} run_dir={self.run_dir}"
+        return (
+            f"the last checkpoint is {path} (iteration {iteration}, {decisions} decisions); resume with: "
+            f"python -m training train --resume {target}"
         )
 
     # ----- evaluation ------------------------------------------------------------------------
@@ -228,6 +275,25 @@ class Trainer:
 
     # ----- the loop ---------------------------------------------------------------------------
     def train(self) -> dict:
+        """Train to total_steps; a run that has already finished is left as it is. Ctrl-C raises
+        Interrupted, whose message says where the last checkpoint is and how to resume."""
+        if self.finished and self.history:
+            summary = self._summary(self.history[-1])
+            summary["already_finished"] = True
+            return summary
+        self._open: list = []  # the bar and the TensorBoard writer, closed however the run ends
+        try:
+            return self._train()
+        except KeyboardInterrupt:
+            raise Interrupted(
+                f"training interrupted at {self.runner.decisions} decisions (iteration {self.iteration}); "
+                + self.resume_hint()
+            ) from None
+        finally:
+            for thing in self._open:
+                thing.close()
+
+    def _train(self) -> dict:
         cfg, p = self.config, self.config.ppo
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
@@ -237,6 +303,7 @@ class Trainer:
         bar = progress_bar(
             self.config.progress, self.config.total_steps, self.runner.decisions, self.info.spec.name
         )
+        self._open = [x for x in (bar, writer) if x is not None]
         start = time.perf_counter()
         last_time, last_decisions = start, self.runner.decisions
         while self.runner.decisions < cfg.total_steps:
@@ -287,11 +354,14 @@ class Trainer:
         self._write_eval(final=True)
         self.save("latest.pt")
         self.save("final.pt")
+        summary = self._summary(entry)
+        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
         if bar is not None:
-            bar.close()
-        if writer is not None:
-            writer.close()
-        summary = {
+            bar.set_description_str(f"{self.info.spec.name} finished", refresh=False)
+        return summary
+
+    def _summary(self, entry: dict) -> dict:
+        return {
             "run_dir": str(self.run_dir),
             "iterations": self.iteration,
             "decisions": self.runner.decisions,
@@ -299,8 +369,6 @@ class Trainer:
             "wall_seconds": round(self.wall, 1),
             "final_eval": entry,
         }
-        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-        return summary
 
     def _start(self, writer) -> None:
         """A fresh run: the optional warm start, then an evaluation at step 0 (where curves begin)."""
@@ -347,8 +415,8 @@ def resume(path: str | Path, overrides: dict | None = None, run_dir=None, log: b
 
         config_dict = apply_overrides(config_dict, [f"{k}={v}" for k, v in overrides.items()])
     config = from_dict(config_dict)
-    if run_dir is None:
-        run_dir = Path(data["path"]).parent.parent
+    if run_dir is None:  # the checkpoint's own run, unless a run_dir=... override names another
+        run_dir = config.run_dir if overrides and "run_dir" in overrides else Path(data["path"]).parent.parent
     return Trainer(config, run_dir=run_dir, resume_from=data, log=log)
 
 

@@ -1678,48 +1678,13 @@ class Artifacts(Game):
         return [(name, start, count, meaning[name]) for name, (start, count) in self.blocks.items()]
 
     def to_string(self, player: int | None = None) -> str:
-        n = self.num_players
-        lines = [f"Artifacts, round {self.round}, site {self.config.site}, drawer player {self.drawer}"]
-        if self.card >= 0:
-            name = (
-                ARTIFACTS[self.card // 5]
-                if self.card < NUM_ARTIFACT_CARDS
-                else EVENTS[self.card - NUM_ARTIFACT_CARDS].name
-            )
-            lines.append(f"card: {name}")
+        """The table as text, from `player`'s point of view (None: the whole table)."""
+        from .render import text
 
-        def pile(c):
-            return ", ".join(f"{ARTIFACTS[a]} x{c[a]}" for a in range(NUM_ARTIFACTS) if c[a]) or "-"
-
-        lines.append(f"Storage ({self.storage_total()}/{self.capacity}): {pile(self.storage)}")
-        if self.spain and player is not None:
-            lines.append(f"Sold: {self.sold_total()} face down; Discard: {sum(self.discard)} face down")
-        else:
-            lines.append(f"Sold: {pile(self.sold)}")
-            lines.append(f"Discard: {pile(self.discard)}")
-        lines.append(f"draw pile: {len(self.pile)} cards")
-        if self.delayed:
-            lines.append("delayed: " + ", ".join(f"{EVENTS[d[0]].name} (round {d[1]})" for d in self.delayed))
-        for s in range(n):
-            show = player is None or (player is not None and self.knows_role(player, s))
-            role = ROLE_NAMES[self.roles[s]] if show else "?"
-            status = []
-            if not self.alive[s]:
-                status.append("dead")
-            if self.revealed[s]:
-                status.append("revealed")
-            if self.is_silenced(s):
-                status.append("silenced")
-            if self.cleared[s]:
-                status.append("cleared")
-            lines.append(f"  player {s}: {role} {' '.join(status)}")
-        if self.winner != NO_WINNER:
-            lines.append(f"{SIDE_NAMES[self.winner]} win: {self.end_reason}")
-        elif self.phase >= 0:
-            lines.append(f"to act: player {self.current_player()} ({PHASE_NAMES[self.phase]})")
-        return "\n".join(lines)
+        return text(self, player)
 
     def render_rgb(self, player: int | None = None) -> np.ndarray:
+        """The table as a picture, from `player`'s point of view (None: the whole table)."""
         from .render import render
 
-        return render(self)
+        return render(self, player)

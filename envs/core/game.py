@@ -182,6 +182,9 @@ class Game(ABC):
         0-d integer array."""
         action = as_action(action)
         self.check_action(action, player)
+        recording = self.__dict__.get("_recording")  # envs.core.replay.GameRecording, if any
+        if recording is not None and recording.game is self:  # (a clone is not recorded)
+            recording.actions.append((self.current_player(), action))
         self._mask_cache = None
         self._apply(action)
         self.num_decisions += 1

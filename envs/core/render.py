@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
@@ -28,6 +30,15 @@ class Canvas:
 
     def to_array(self) -> np.ndarray:
         return np.asarray(self.image, dtype=np.uint8).copy()
+
+
+@cache
+def font(size: int):
+    """Pillow's built-in font at `size` (pictures look the same without system fonts)."""
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow < 10.1: the one small bitmap font
+        return ImageFont.load_default()
 
 
 def view_title(player: int | None) -> str:

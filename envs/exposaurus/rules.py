@@ -27,7 +27,6 @@ from envs.core.config import require_choice, require_range
 from .data import (
     CLAIM_DISC_POINTS,
     DIE_SIDES,
-    EDGE_COLOURS,
     END_TILES,
     GEM_COLOURS,
     GEMS_PER_COLOUR,
@@ -1074,65 +1073,18 @@ class Exposaurus(Game):
         return f"gem: {GEM_COLOURS[a - A_GEM]}"
 
     def museum_text(self, p: int) -> list[str]:
-        grid = self.grid[p]
-        rmin, rmax, cmin, cmax = self.box[p]
-        lines = []
-        for r in range(rmin, rmax + 1):
-            row = []
-            for c in range(cmin, cmax + 1):
-                cell = r * SIDE + c
-                t = grid[cell]
-                if t < 0:
-                    row.append(" " * 12)
-                else:
-                    e = "".join(EDGE_COLOURS[x] for x in self.cell_edges[p][cell])
-                    row.append(f"{KINDS[TILE_KIND[t]][:5]:>5}({e})")
-            lines.append("   " + " ".join(row))
-        return lines
+        from .render import museum_lines
+
+        return museum_lines(self, p)
 
     def to_string(self, player: int | None = None) -> str:
-        n = self.num_players
-        lines = [
-            f"Exposaurus, {n} players, die variant {'on' if self.die_variant else 'off'}; "
-            + (
-                f"player {self.player} to decide: {PHASE_NAMES[self.phase]}"
-                if self.phase != OVER
-                else f"game over, winners {self.winners}, scores {self.scores()}"
-            ),
-        ]
-        if self.phase == DIE:
-            lines.append(f"die rolled: {self.die_value}")
-        if self.pending >= 0:
-            lines.append(f"being placed: {tile_name(self.pending)}")
-        lines.append(
-            f"stock: {len(self.stock)} tiles; gem supply "
-            f"R{self.supply[0]} G{self.supply[1]} B{self.supply[2]}"
-        )
-        shown = []
-        for t in self.display:
-            m = self.marker[t]
-            on = (
-                ""
-                if m == M_NONE
-                else f" ({'scientist' if m == M_SCIENTIST else 'disc'} of P{self.marker_owner[t]})"
-            )
-            shown.append(tile_name(t) + on)
-        lines.append("display: " + (", ".join(shown) if shown else "empty"))
-        if self.end_triggered:
-            lines.append(f"final round: {self.final_left} move(s) left")
-        for p in range(n):
-            g = self.gems[p]
-            lines.append(
-                f"P{p}: camp {self.camp[p]}, museum tile {self.museum_sci[p]}, on tiles {self.field_sci[p]}, "
-                f"national {self.national[p]}, gems R{g[0]} G{g[1]} B{g[2]}, paleontologist "
-                f"{'yes' if self.paleo[p] else 'used'}, "
-                f"disc {('unused', 'on a tile', 'spent')[self.disc[p]]}, "
-                f"{len(self.tiles_of[p])} tiles, score {self.score(p)}"
-            )
-            lines += self.museum_text(p)
-        return "\n".join(lines)
+        """The table as text from `player`'s point of view (None: the whole table, the stock's order too)."""
+        from .render import text
+
+        return text(self, player)
 
     def render_rgb(self, player: int | None = None) -> np.ndarray:
+        """The table as a picture from `player`'s point of view (None: the whole table)."""
         from .render import draw
 
-        return draw(self)
+        return draw(self, player)

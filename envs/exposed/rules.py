@@ -1981,48 +1981,13 @@ class Exposed(Game):
         ]
 
     def to_string(self, player: int | None = None) -> str:
-        n, s = self.num_players, self.side
-        lines = []
-        for r in range(s):
-            row = []
-            for c in range(r * s, r * s + s):
-                g = int(self.c_guest[c])
-                tag = "*" if self.c_exp[c] else " "
-                tag += "M" if self.g_mark[g] else " "
-                row.append(f"{GUESTS[g].name[:8]:8s}{tag}{int(self.c_wal[c]):2d}")
-            lines.append(" | ".join(row))
-        lines.append(
-            f"Marks: {[GUESTS[g].name for g in self.marks]}  Discard: {[GUESTS[g].name for g in self.discard]}"
-            + (f"  Stolen, item in use: {[GUESTS[g].name for g in self.stolen]}" if self.stolen else "")
-        )
-        lines.append(
-            f"Deck: {len(self.deck)} cards  Lost & Found: {self.lost_found} (created {self.created})"
-        )
-        for q in range(n):
-            show = (
-                player is None
-                or self.over
-                or q == player
-                or self.p_exp[q]
-                or (self.known_by[q] >> player & 1)
-            )
-            who = GUESTS[self.ident[q]].name if show else "?"
-            flags = ("exposed " if self.p_exp[q] else "") + ("Pilot " if self.pilot[q] else "")
-            flags += ("Soldier " if self.soldier[q] else "") + (f"Cop x{self.cop[q]} " if self.cop[q] else "")
-            lines.append(f"player {q}: {who:12s} stash {self.stash[q]} {flags}")
-        if self.over:
-            lines.append(f"game over; winners {self.winners}")
-        else:
-            lines.append(
-                f"turn: player {self.turn}; deciding: player {self.current_player()} "
-                f"({DECISION_NAMES[self.frames[-1][0]]})"
-            )
-            if player is None:
-                lines.append("frames: " + "; ".join(str(f[:3]) + str(f[3:]) for f in self.frames))
-                lines.append(f"deck: {[GUESTS[g].name for g in self.deck]} seen {self.deck_seen}")
-        return "\n".join(lines)
+        """The table as text: with `player`, only what that player may see (render.table_view)."""
+        from .render import table_text
+
+        return table_text(self, player)
 
     def render_rgb(self, player: int | None = None) -> np.ndarray:
-        from .render import render_table
+        """The table as a picture, from the same view as `to_string(player)`."""
+        from .render import table_picture
 
-        return render_table(self)
+        return table_picture(self, player)

@@ -670,36 +670,16 @@ class Expressions(Game):
         return "you may add a card only after a guess, or when no other player holds a card"
 
     def to_string(self, player: int | None = None) -> str:
-        lines = [
-            f"Expressions ({self.num_players} players, {self.config.mode}) — timer {len(self.timer)} left, "
-            f"first player {self.first_player}" + (", final round" if self.final_round else ""),
-            f"Harmony {len(self.harmony)}: " + ", ".join(card_name(c) for c in self.harmony),
-            f"Agony   {len(self.agony)}: " + ", ".join(card_name(c) for c in self.agony),
-        ]
-        for p in range(self.num_players):
-            shown = player is None or player == p
-            hand = (
-                ", ".join(card_name(c) for c in _cards(self.hands[p]))
-                if shown
-                else f"{self.hand_counts[p]} cards"
-            )
-            sugg = "; ".join(
-                f"{card_name(c)} {SUGGESTIONS[kind]}"
-                for c, (owner, kind) in sorted(self.suggestions.items())
-                if owner == p
-            )
-            marker = ">" if p == self.player else " "
-            lines.append(f"{marker} player {p}: hand [{hand}]  suggestions [{sugg}]")
-        if self.terminal:
-            lines.append(f"Game over: {'the team wins' if self.team_wins() else 'the team loses'}")
-        else:
-            lines.append(f"player {self.player} to {PHASE_NAMES[self.phase]}")
-        return "\n".join(lines)
+        """The table as text: with `player`, only what that player may see (render.table_view)."""
+        from .render import table_text
+
+        return table_text(self, player)
 
     def render_rgb(self, player: int | None = None) -> np.ndarray:
-        from .render import draw_table
+        """The table as a picture, from the same view as `to_string(player)`."""
+        from .render import table_picture
 
-        return draw_table(self)
+        return table_picture(self, player)
 
 
 @cache

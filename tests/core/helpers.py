@@ -32,3 +32,8 @@ def random_playthrough(game, rng, on_state=None, max_steps=100_000):
         steps += 1
         assert steps < max_steps, "game did not end"
     return steps
+
+
+def rects_overlap(a, b) -> bool:
+    """Whether two (left, top, right, bottom) boxes overlap (the pictures' layout tests)."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
