@@ -47,7 +47,9 @@ def type_line(kind) -> str:
         "secret": "secret teams, dealt per game",
     }
     return (
-        f"{kind.utility.replace('_', '-')}, {teams[kind.teams]}; a return lies in "
+        f"{kind.utility.replace('_', '-')}"
+        + (f" (the returns add up to {kind.utility_sum:g})" if kind.utility == "constant_sum" else "")
+        + f", {teams[kind.teams]}; a return lies in "
         f"[{kind.min_return:g}, {kind.max_return:g}]; at most {kind.max_decisions:,} decisions "
         "(`max_decisions`), then the game is truncated."
     )

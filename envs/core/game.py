@@ -31,6 +31,7 @@ class GameType:
     dealt and hidden; `Game.teams()` tells the referee, never a policy).
     min_return, max_return: bounds of any player's total return in one game.
     max_decisions: past this many decisions the faces truncate the game (every episode ends).
+    utility_sum: what the returns of a finished game add up to, for constant_sum games (0 for zero_sum).
     """
 
     utility: str
@@ -38,6 +39,7 @@ class GameType:
     min_return: float
     max_return: float
     max_decisions: int
+    utility_sum: float | None = None
 
     def __post_init__(self):
         if self.utility not in UTILITIES:
@@ -48,6 +50,14 @@ class GameType:
             raise ValueError(f"min_return {self.min_return} is above max_return {self.max_return}")
         if not (isinstance(self.max_decisions, int) and self.max_decisions > 0):
             raise ValueError(f"max_decisions must be a positive integer, got {self.max_decisions!r}")
+        if self.utility == "zero_sum" and self.utility_sum is None:
+            object.__setattr__(self, "utility_sum", 0.0)
+        if (self.utility in ("zero_sum", "constant_sum")) != (self.utility_sum is not None):
+            raise ValueError(
+                f"utility_sum is declared for zero_sum and constant_sum games only ({self.utility})"
+            )
+        if self.utility == "zero_sum" and self.utility_sum != 0:
+            raise ValueError(f"a zero_sum game's returns add up to 0, not {self.utility_sum}")
 
 
 def as_action(action: Any) -> Any:

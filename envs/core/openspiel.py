@@ -107,7 +107,7 @@ def spiel_game_info(engine) -> pyspiel.GameInfo:
         num_players=engine.num_players,
         min_utility=float(kind.min_return),
         max_utility=float(kind.max_return),
-        utility_sum=0.0 if kind.utility == "zero_sum" else None,  # a constant sum is not declared
+        utility_sum=kind.utility_sum,  # 0 for zero-sum, the declared total for constant-sum games
         max_game_length=kind.max_decisions,
     )
 

@@ -916,7 +916,8 @@ class Exposaurus(Game):
         if self.config.reward == "margin":
             top = float(max_score(n))
             return GameType("zero_sum", "none", -top, top, limit)
-        return GameType("zero_sum" if n == 2 else "constant_sum", "none", -1.0, 1.0, limit)
+        # rank: k tied winners get 2/k - 1 each, the others -1: the returns add up to 2 - n
+        return GameType("zero_sum" if n == 2 else "constant_sum", "none", -1.0, 1.0, limit, 2.0 - n)
 
     def returns(self) -> np.ndarray:
         n = self.num_players

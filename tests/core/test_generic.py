@@ -281,7 +281,9 @@ def test_game_type_is_declared_and_honest(case):
         if kind.utility == "identical":
             assert np.all(returns == returns[0])
     if kind.utility == "constant_sum":
-        assert len(totals) == 1, f"constant-sum returns added up to {sorted(totals)}"
+        assert totals == {round(kind.utility_sum, 9)}, (
+            f"constant-sum returns added up to {sorted(totals)}, declared {kind.utility_sum}"
+        )
     if kind.teams == "none":
         assert deals == {tuple(range(spec.new_game(np.random.default_rng(0), **cfg).num_players))}
     if kind.teams == "fixed":
