@@ -26,9 +26,9 @@ class SingleSeatEnv(gymnasium.Env):
     (the learner's own entry is ignored). Optional hooks of a policy: `reset()`, called at the start of
     every game; `for_seat(seat) -> policy`, asked for one policy per seat when a single policy plays
     several seats (so each keeps its own recurrent state). A policy gets a mask it may write to.
-    seat: the learner's seat, or None for a random seat each episode. Observations are the flat vector (or, with dict_observation=True, the same dict as the
-    AEC env); `action_masks()` gives the legal actions (sb3-contrib's MaskablePPO reads it), and so
-    does info["action_mask"]. The reward is the learner's return, paid as it changes.
+    seat: the learner's seat, or None for a random seat each episode. Observations are the flat vector
+    (or, with dict_observation=True, the same dict as the AEC env); `action_masks()` gives the legal
+    actions (sb3-contrib's MaskablePPO reads it), and so does info["action_mask"]. The reward is the learner's return, paid as it changes.
     An action is anything `action_space.contains()` accepts (int, numpy integer, 0-d integer array).
     illegal_action: "penalize" (default) ends the episode when the learner plays an in-space action the
     rules forbid now: reward `illegal_reward`, terminated, info["illegal_action"] = True (so learners
