@@ -12,7 +12,9 @@ import pytest
 
 import envs
 from envs.core import Game, GameSpec, GameType, Layout, RandomPolicy
+from envs.core.errors import OrderError
 from envs.core.gym_env import SingleSeatEnv
+from envs.core.render import view_title
 
 
 @dataclass(frozen=True)
@@ -178,3 +180,38 @@ def test_envs_pickle_and_run_in_async_vector_envs(name):
                 break  # autoreset steps need no mask
     finally:
         vec.close()
+
+
+def test_bad_seat_and_step_before_reset_are_clear_errors():
+    for seat in (1.5, "0", True, -1, 2):
+        with pytest.raises(ValueError, match="seat must be None"):
+            SingleSeatEnv(sudden_spec(), seat=seat)
+    env = SingleSeatEnv(sudden_spec(), seat=np.int64(1), end_at_once=0.0)
+    with pytest.raises(OrderError, match="before reset"):
+        env.step(0)
+    obs, info = env.reset(seed=0)
+    assert env.seat == 1 and info["action_mask"].any()
+
+
+@pytest.mark.parametrize("view", ["learner", "table"])
+def test_render_view_says_whose_view_it_is(view):
+    env = gymnasium.make("tabletop/Expressions-v0", render_mode="ansi", render_view=view, seat=2)
+    env.reset(seed=0)
+    first_line = env.render().splitlines()[0]
+    assert first_line == view_title(2 if view == "learner" else None)
+    with pytest.raises(ValueError, match="render_view"):
+        SingleSeatEnv(sudden_spec(), render_view=0)
+
+
+def test_aec_render_view_follows_the_player_to_move():
+    from envs import exposed_v0
+
+    env = exposed_v0.env(render_mode="ansi", render_view="current", num_players=3)
+    env.reset(seed=1)
+    mover = env.unwrapped.game.current_player()
+    assert env.render().splitlines()[0] == view_title(mover)
+    env = exposed_v0.env(render_mode="ansi", num_players=3)  # the default: the whole table
+    env.reset(seed=1)
+    assert env.render().splitlines()[0] == view_title(None)
+    with pytest.raises(ValueError, match="render_view"):
+        exposed_v0.env(render_view=3, num_players=3)
