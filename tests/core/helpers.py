@@ -37,3 +37,31 @@ def random_playthrough(game, rng, on_state=None, max_steps=100_000):
 def rects_overlap(a, b) -> bool:
     """Whether two (left, top, right, bottom) boxes overlap (the pictures' layout tests)."""
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def drawn_texts(monkeypatch, picture_class, game, player) -> list[str]:
+    """Every string `game.render_rgb(player)` draws through `picture_class.text`."""
+    texts: list[str] = []
+    original = picture_class.text
+
+    def record(self, x, y, text, *args, **kwargs):
+        texts.append(text)
+        return original(self, x, y, text, *args, **kwargs)
+
+    monkeypatch.setattr(picture_class, "text", record)
+    game.render_rgb(player)
+    return texts
+
+
+def seat_views_under_resampling(game, rng, samples: int = 3) -> set[str]:
+    """Assert every seat's text and picture stay the same under `resample_hidden(seat)`; return the
+    whole-table texts of the samples (a test checks they do change)."""
+    table_texts = set()
+    for p in range(game.num_players):
+        text, picture = game.to_string(p), game.render_rgb(p)
+        for _ in range(samples):
+            sample = game.resample_hidden(p, rng)
+            assert sample.to_string(p) == text
+            assert np.array_equal(sample.render_rgb(p), picture)
+            table_texts.add(sample.to_string())
+    return table_texts

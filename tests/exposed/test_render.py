@@ -13,21 +13,13 @@ from envs.exposed.data import GUESTS
 from envs.exposed.render import CELL, PAD, example_table
 from envs.exposed.rules import MOVE2, OFFER
 
+from ..core import helpers
 from .helpers import gid, new_game, put
 
 
 def drawn_texts(monkeypatch, game, player) -> list[str]:
     """Every string the picture draws."""
-    texts: list[str] = []
-    original = render._Picture.text
-
-    def record(self, x, y, text, *args, **kwargs):
-        texts.append(text)
-        return original(self, x, y, text, *args, **kwargs)
-
-    monkeypatch.setattr(render._Picture, "text", record)
-    game.render_rgb(player)
-    return texts
+    return helpers.drawn_texts(monkeypatch, render._Picture, game, player)
 
 
 def owner_tags(text: str) -> set[str]:

@@ -14,6 +14,7 @@ from envs.expressions.data import SUGGESTION_TEXT, card_name
 from envs.expressions.render import example_table
 from envs.expressions.rules import Expressions
 
+from ..core import helpers
 from .test_rules import c, deal, guess, play
 
 
@@ -28,16 +29,7 @@ def cards_of(bits: int) -> list[int]:
 
 def drawn_texts(monkeypatch, game, player) -> list[str]:
     """Every string the picture draws."""
-    texts: list[str] = []
-    original = render._Picture.text
-
-    def record(self, x, y, text, *args, **kwargs):
-        texts.append(text)
-        return original(self, x, y, text, *args, **kwargs)
-
-    monkeypatch.setattr(render._Picture, "text", record)
-    game.render_rgb(player)
-    return texts
+    return helpers.drawn_texts(monkeypatch, render._Picture, game, player)
 
 
 @pytest.mark.parametrize("n", [2, 4, 5])
