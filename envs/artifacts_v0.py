@@ -14,6 +14,7 @@ from envs.artifacts.rules import Artifacts
 from envs.core import GameSpec
 from envs.core.docs import game_section
 from envs.core.face import make_faces
+from envs.core.registry import SearchDefaults
 
 raw_env, env = make_faces(Artifacts)
 
@@ -37,6 +38,8 @@ SPEC = GameSpec(
         "team_names": SIDE_NAMES,  # team id 0 / 1 as evaluations name them
     },
     scripted_policy=scripted_policy,
+    # a scripted simulated game of 7 players costs about 20 ms
+    search=SearchDefaults(rollout="scripted", simulations=30),
     players_doc="5–10 in two secret sides, Academics and Looters (2 Looters at 5–6, 3 at 7–9, 4 at 10). "
     "Options: `preference` (role chart: `basic`, `standard`, `full`), `site` (`none`, `china`, `spain`, "
     "`greece`), `sold_start` (2 pieces in Sold at set-up), `talk` (cheap-talk steps before elections). "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from envs.core.docs import game_section
 from envs.core.face import make_faces
-from envs.core.registry import GameSpec
+from envs.core.registry import GameSpec, SearchDefaults
 from envs.exposaurus.baseline import make_policy
 from envs.exposaurus.rules import Exposaurus
 
@@ -28,6 +28,9 @@ SPEC = GameSpec(
     benchmark_config={"num_players": 4},
     extra={"benchmark_configs": [{"num_players": 4}, {"num_players": 2}]},
     scripted_policy=make_policy,
+    # the scripted player weighs every placement (about 3 ms a decision, 150 decisions a game): too slow
+    # to finish simulated games with (it still opens each node); random play finishes them in about 1 ms
+    search=SearchDefaults(rollout="random", simulations=100),
     invariant_doc=(
         "each player's 10 scientists are in the camp, on the museum tile, on displayed tiles or in the "
         "national museum; gems in supply plus gems held stay 6/9/12 per colour; every one of the 64 tiles "

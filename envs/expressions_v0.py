@@ -9,6 +9,7 @@ from __future__ import annotations
 from envs.core import GameSpec
 from envs.core.docs import game_section
 from envs.core.face import make_faces
+from envs.core.registry import SearchDefaults
 from envs.expressions.baseline import ScriptedExpressionsPolicy
 from envs.expressions.rules import Expressions
 
@@ -25,6 +26,8 @@ SPEC = GameSpec(
     ),
     benchmark_config={"num_players": 4},
     scripted_policy=lambda config, seat=0: ScriptedExpressionsPolicy(config),
+    # a simulated game finished by the scripted team costs about 5 ms
+    search=SearchDefaults(rollout="scripted", simulations=60),
     players_doc="2–5, all on one team (cooperative). Modes `normal`, `hard` (2 timer cards a round), "
     "`easy` (one more round after the last flip). The first player is random.",
     reward_doc="the same for every player at the end: +1 if Harmony holds more cards than Agony, else −1 "

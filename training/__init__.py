@@ -8,6 +8,7 @@ pool (snapshots, scripted, random; weights and PFSP), evaluation with Wilson int
     python -m training export runs/expressions-seed0 policy.pt   # TorchScript, for torch alone
 
     policy = training.load_policy("runs/expressions-seed0")  # policy(observation, action_mask) -> int
+    searcher = training.search_agent("search:runs/expressions-seed0", info)  # searcher.act(game, seat)
 """
 
 try:  # the games (envs) need no torch; training does: say which extra brings it
@@ -24,6 +25,7 @@ from .cli import default_config
 from .config import TrainConfig, load_config
 from .evaluate import match, rating_table, wilson
 from .policy import Policy, export_policy, load_policy
+from .search import guided_search, search_agent
 from .trainer import Trainer, resume
 
 __all__ = [
@@ -33,10 +35,12 @@ __all__ = [
     "Trainer",
     "default_config",
     "export_policy",
+    "guided_search",
     "load_config",
     "load_policy",
     "match",
     "rating_table",
     "resume",
+    "search_agent",
     "wilson",
 ]

@@ -13,7 +13,6 @@ written before checksums existed (no `checksums` key) still load, unverified.
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import pickle
 from pathlib import Path
@@ -59,10 +58,8 @@ def save_checkpoint(
         "trainer": pickle.dumps(trainer_state) if trainer_state is not None else None,
     }
     data["checksums"] = {"model": tensors_sha256(data["model"]), "trainer": blob_sha256(data["trainer"])}
-    buffer = io.BytesIO()
-    torch.save(data, buffer)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(buffer.getvalue())
+    torch.save(data, tmp)  # straight to the file: no second and third copy of a large pool in memory
     os.replace(tmp, path)
     return path
 

@@ -9,15 +9,18 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import yaml
 
 from envs.core.errors import ConfigError
 from envs.core.replay import Recordings
+from envs.core.search import Search
 
 from . import checkpoint as ckpt
 from .config import load_config
 from .evaluate import match, rating_table
 from .games import evaluation_info, game_info
 from .runlog import result_lines
+from .search import budget_from, is_search_name, search_agent
 
 # the default configs: inside the installed package (configs/ is packaged as training/configs), or
 # the configs/ folder of a source checkout
@@ -51,10 +54,15 @@ def config_file(text: str) -> Path:
     return default_config(text)
 
 
-def _load_player(text: str, info=None, game: str | None = None):
-    """'random', 'scripted', or a checkpoint / run directory -> (name, player, checkpoint data)."""
+def _load_player(text: str, info=None, game: str | None = None, args=None):
+    """'random', 'scripted', 'search', 'search:<run>', or a checkpoint / run directory -> (name, player,
+    checkpoint data)."""
     if text in ("random", "scripted"):
         return text, text, None
+    if is_search_name(text):
+        budget = budget_from(getattr(args, "simulations", None), getattr(args, "seconds", None))
+        rollout = getattr(args, "rollout", None)
+        return text, search_agent(text, info, budget, getattr(args, "seed", 0), rollout), None
     data = ckpt.read_checkpoint(text)
     if info is not None:
         ckpt.check_compatible(data, info, game, "the evaluated agent's game")
@@ -72,33 +80,24 @@ def cmd_train(args) -> int:
     if config_path is not None and "=" in config_path:
         overrides.insert(0, config_path)
         config_path = None
-    from .trainer import Trainer, resume
+    from .run import resume, start
 
     if args.resume:
         extra = dict(o.split("=", 1) for o in overrides)
-        trainer = resume(args.resume, extra, log=not args.no_log)
+        run = resume(args.resume, extra, log=not args.no_log)
     else:
         if config_path is None and not any(o.startswith("game=") for o in overrides):
             raise ConfigError("give a game name, a config file (configs/<game>.yaml) or --resume RUN_DIR")
         config = load_config(config_file(config_path) if config_path else None, overrides)
-        if config.backend == "rllib":
-            try:
-                from .rllib import train as rllib_train
-            except ImportError as exc:
-                raise ConfigError(str(exc)) from None
-            summary = rllib_train(config, overwrite=args.overwrite, log=not args.no_log)
-            info = game_info(config.game, config.game_config)
-            report(summary, summary["final_eval"], info, config.eval.games)
-            return 0
-        trainer = Trainer(config, overwrite=args.overwrite, log=not args.no_log)
-    summary = trainer.train()
+        run = start(config, overwrite=args.overwrite, log=not args.no_log)  # config.backend trains it
+    summary = run.train()
     if summary.get("already_finished"):
-        total = trainer.config.total_steps
+        total = run.config.total_steps
         say(
-            f"run {trainer.run_dir} already finished ({summary['decisions']} decisions, total_steps={total}): "
-            f"nothing to do; to train longer: --resume {trainer.run_dir} total_steps={2 * total}"
+            f"run {run.run_dir} already finished ({summary['decisions']} decisions, total_steps={total}): "
+            f"nothing to do; to train longer: --resume {run.run_dir} total_steps={2 * total}"
         )
-    report(summary, summary["final_eval"], trainer.info, trainer.config.eval.games)
+    report(summary, summary["final_eval"], run.info, run.config.eval.games)
     return 0
 
 
@@ -120,13 +119,52 @@ def scored_info(data: dict):
     return evaluation_info(info, data["train_config"].get("eval", {}).get("game_config", {}))
 
 
+def game_checkpoint(text: str) -> str | None:
+    """The checkpoint or run a player's name reads its game from (None for random, scripted, search)."""
+    if text in ("random", "scripted", "search"):
+        return None
+    return text[len("search:") :] if is_search_name(text) else text
+
+
+def target_game(args, players: list[str]):
+    """(game name, scored GameInfo): from --game NAME [key=value ...], else from the first player that
+    names a checkpoint (scored as that run's evaluations scored it)."""
+    if args.game:
+        options = dict(parse_option(o) for o in args.game_options)
+        try:
+            return args.game, game_info(args.game, options)
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ConfigError(f"--game {args.game}: {exc}") from None
+    if args.game_options:
+        raise ConfigError(f"game options {args.game_options} need --game NAME")
+    source = next((c for c in map(game_checkpoint, players) if c is not None), None)
+    if source is None:
+        raise ConfigError("no checkpoint names the game: give --game NAME [key=value ...]")
+    data = ckpt.read_checkpoint(source)
+    return data["game"], scored_info(data)
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    if "=" not in text:
+        raise ConfigError(f"a game option is key=value, got {text!r}")
+    key, value = text.split("=", 1)
+    return key, yaml.safe_load(value)
+
+
+def search_times(players: dict) -> dict:
+    """Seconds per decision of each search player (the time its budget cost)."""
+    return {
+        name: round(p.seconds_per_decision(), 4)
+        for name, p in players.items()
+        if isinstance(p, Search) and p.decisions
+    }
+
+
 def cmd_evaluate(args) -> int:
     torch.set_num_threads(args.threads)
-    data = ckpt.read_checkpoint(args.checkpoint)
-    game = data["game"]
-    info = scored_info(data)
-    name, agent, _ = _load_player(args.checkpoint, info, game)
     opponents = [o for o in args.opponents.split(",") if o]
+    game, info = target_game(args, [args.checkpoint, *opponents])
+    name, agent, _ = _load_player(args.checkpoint, info, game, args)
     players = {name: agent}
     out = {
         "agent": name,
@@ -161,7 +199,7 @@ def cmd_evaluate(args) -> int:
         )
 
     for text in opponents:
-        oname, opponent, _ = _load_player(text, info, game)
+        oname, opponent, _ = _load_player(text, info, game, args)
         players[oname] = opponent
         if info.cooperative:
             if f"team_{name}" not in out["results"]:
@@ -176,8 +214,13 @@ def cmd_evaluate(args) -> int:
         out["replays"] = write_replays(recorded, Path(args.record), info)
     if args.rating and len(players) > 1:
         out["rating"] = rating_table(info, players, args.games, args.seed, greedy=args.greedy)
+    times = search_times(players)
+    if times:
+        out["seconds_per_decision"] = times
     for line in result_lines(out["results"], info, args.games, name):
         say(line)
+    for pname, seconds in times.items():
+        say(f"{pname}: {seconds:.3f} s per decision")
     print(json.dumps(out, indent=1), flush=True)
     if args.output:
         Path(args.output).write_text(json.dumps(out, indent=1))
@@ -198,30 +241,53 @@ def write_replays(recorded: dict, folder: Path, info) -> dict:
 
 def cmd_rate(args) -> int:
     torch.set_num_threads(args.threads)
-    first = next((p for p in args.players if p not in ("random", "scripted")), None)
-    if first is None:
-        raise ConfigError("rate needs at least one checkpoint among the players")
-    data = ckpt.read_checkpoint(first)
-    info = scored_info(data)
+    game, info = target_game(args, args.players)
     players = {}
     for text in args.players:
-        name, player, _ = _load_player(text, info, data["game"])
+        name, player, _ = _load_player(text, info, game, args)
         players[name] = player
     table = rating_table(info, players, args.games, args.seed, greedy=args.greedy)
+    times = search_times(players)
+    if times:
+        table["seconds_per_decision"] = times
     print(json.dumps(table, indent=1))
     return 0
 
 
 def cmd_play(args) -> int:
+    if is_search_name(args.checkpoint):
+        _, info = target_game(args, [args.checkpoint])
+        budget = budget_from(args.simulations, args.seconds)
+        searcher = search_agent(args.checkpoint, info, budget, args.seed, args.rollout)
+        return play_in_terminal(args, info, lambda game, p, mask: searcher.act(game, p))
+    if args.game or args.game_options:
+        raise ConfigError("--game is for 'search': a checkpoint names its own game")
     data = ckpt.read_checkpoint(args.checkpoint)
     info = game_info(data["game"], data["game_config"])
     net = ckpt.build_net(data)
     net.eval()
+    hidden = {p: torch.zeros(1, net.hidden_size) for p in range(info.num_players)}
+    rng = np.random.default_rng(args.seed)
+
+    def net_move(game, p, mask) -> int:
+        with torch.no_grad():
+            obs = torch.from_numpy(game.observation(p)[None])
+            logits, _, h = net.step(obs, torch.from_numpy(mask[None].copy()), hidden[p], None, False)
+            if h is not None:
+                hidden[p] = h
+            probs = torch.softmax(logits, -1)[0].numpy().astype(float)
+        return int(probs.argmax()) if args.greedy else int(rng.choice(len(probs), p=probs / probs.sum()))
+
+    return play_in_terminal(args, info, net_move)
+
+
+def play_in_terminal(args, info, agent_move) -> int:
+    """You play one seat (every seat of a cooperative game with --all-seats); agent_move(game, seat,
+    mask) -> action plays the others."""
     rng = np.random.default_rng(args.seed)
     game = info.new_game(int(rng.integers(2**63)))
     seat = args.seat if args.seat is not None else int(rng.integers(info.num_players))
     humans = set(range(info.num_players)) if info.cooperative and args.all_seats else {seat}
-    hidden = {p: torch.zeros(1, net.hidden_size) for p in range(info.num_players)}
     print(f"{info.spec.title}: you play seat {seat}; the trained agent plays the others. 'q' quits.")
     while not (game.is_terminal() or game.is_truncated()):  # stop at the length limit too
         p = game.current_player()
@@ -245,15 +311,7 @@ def cmd_play(args) -> int:
                     break
                 print("not a legal action number; choose one from the list")
         else:
-            with torch.no_grad():
-                obs = torch.from_numpy(game.observation(p)[None])
-                logits, _, h = net.step(obs, torch.from_numpy(mask[None].copy()), hidden[p], None, False)
-                if h is not None:
-                    hidden[p] = h
-                probs = torch.softmax(logits, -1)[0].numpy().astype(float)
-            action = (
-                int(probs.argmax()) if args.greedy else int(rng.choice(len(probs), p=probs / probs.sum()))
-            )
+            action = agent_move(game, p, mask)
             print(f"seat {p} plays: {game.action_to_string(action)}")
         game.apply_action(action)
     print("\n" + game.to_string())
@@ -271,7 +329,7 @@ def cmd_export(args) -> int:
 
     policy = load_policy(args.checkpoint)
     out = export_policy(policy, args.output)
-    kind = f"GRU, hidden_size={policy.net.hidden_size}" if policy.recurrent else "MLP"
+    kind = f"GRU, hidden_size={policy.net.hidden_size}" if policy.recurrent else policy.net.kind
     print(f"wrote {out}: {policy.game} ({kind}); load it with torch.jit.load({str(out)!r})")
     return 0
 
@@ -331,8 +389,14 @@ def build_parser() -> argparse.ArgumentParser:
         "evaluate",
         "win rates with 95% Wilson intervals: plain lines (stderr), then JSON (stdout)",
     )
-    e.add_argument("checkpoint", help="the agent: a run directory (its latest checkpoint) or a checkpoint")
-    e.add_argument("--opponents", default="random", help="comma list of random, scripted, CHECKPOINT")
+    e.add_argument(
+        "checkpoint",
+        help="the agent: a run directory (its latest checkpoint), a checkpoint, random, scripted, search "
+        "(ISMCTS) or search:RUN (search guided by a run's policy)",
+    )
+    e.add_argument(
+        "--opponents", default="random", help="comma list of random, scripted, search, search:RUN, CHECKPOINT"
+    )
     e.add_argument("--games", type=int, default=1000, help="games per opponent (at least 1)")
     e.add_argument("--seed", type=int, default=0, help="seed of the games and of sampled actions")
     e.add_argument("--greedy", action="store_true", help="argmax actions instead of sampling")
@@ -348,22 +412,33 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument(
         "--record-games", type=int, default=3, metavar="K", help="games recorded per opponent with --record"
     )
+    agent_options(e)
     e.set_defaults(func=cmd_evaluate)
 
     r = command(sub, "rate", "Elo-scale rating table over checkpoints and baselines (JSON)")
-    r.add_argument("players", nargs="+", help="checkpoints, run directories, random, scripted")
+    r.add_argument(
+        "players",
+        nargs="+",
+        help="checkpoints, run directories, random, scripted, search, search:RUN; with --game, then "
+        "key=value game options",
+    )
     r.add_argument("--games", type=int, default=400, help="games per pair (at least 1)")
     r.add_argument("--seed", type=int, default=0, help="seed of the games and of sampled actions")
     r.add_argument("--greedy", action="store_true", help="argmax actions instead of sampling")
     r.add_argument("--threads", type=int, default=1, help="torch threads")
+    agent_options(r)
     r.set_defaults(func=cmd_rate)
 
     p = command(sub, "play", "play against the trained agents in the terminal")
-    p.add_argument("checkpoint", help="a run directory (its latest checkpoint) or a checkpoint file")
+    p.add_argument(
+        "checkpoint",
+        help="the agents: a run directory (its latest checkpoint), a checkpoint file, search or search:RUN",
+    )
     p.add_argument("--seat", type=int, default=None, help="your seat (default: a random seat)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a fresh random one)")
     p.add_argument("--greedy", action="store_true", help="the agents take their most likely action")
     p.add_argument("--all-seats", action="store_true", help="cooperative games: you play every seat")
+    agent_options(p, threads=False)
     p.set_defaults(func=cmd_play)
 
     x = command(
@@ -376,6 +451,35 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("output", help="the TorchScript file to write, e.g. policy.pt")
     x.set_defaults(func=cmd_export)
     return parser
+
+
+def agent_options(parser: argparse.ArgumentParser, threads: bool = True) -> None:
+    """--game (when no checkpoint names it) and the search budget."""
+    parser.add_argument(
+        "--game",
+        help="the game, when no checkpoint among the players names it; key=value game options may follow, "
+        "e.g. --game exposaurus num_players=2",
+    )
+    parser.add_argument(
+        "--simulations",
+        type=int,
+        default=None,
+        help="search: simulations per decision (default: the game's, GameSpec.search, about 0.5 s a decision; "
+        "guided: 100)",
+    )
+    parser.add_argument(
+        "--rollout",
+        choices=("scripted", "random"),
+        default=None,
+        help="unguided search: who finishes the simulated games, the game's scripted players or random play "
+        "(default: the game's choice, GameSpec.search)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="search: seconds per decision (default: none; with --simulations, whichever ends first)",
+    )
 
 
 EXPORT_HELP = """Write the policy of a run or checkpoint as a TorchScript module; load it with torch alone:
@@ -393,10 +497,17 @@ num_actions, recurrent, hidden_size, game, game_config (JSON)."""
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
-    if unknown:
-        if args.command != "train" or any("=" not in u or u.startswith("-") for u in unknown):
-            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command == "rate":  # key=value game options may sit among the players
+        unknown = [p for p in args.players if "=" in p] + unknown
+        args.players = [p for p in args.players if "=" not in p]
+    if unknown and any("=" not in u or u.startswith("-") for u in unknown):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command == "train":
         args.overrides = list(args.overrides) + unknown
+    elif unknown and args.command not in ("evaluate", "rate", "play"):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    else:
+        args.game_options = unknown
     try:
         check_counts(args)
         return args.func(args)

@@ -14,13 +14,16 @@ from typing import Any
 import yaml
 
 from envs.core.errors import ConfigError
+from envs.core.layout import AXIS_KINDS
 
-from .rllib.options import RLlibConfig
+BACKENDS = ("native", "rllib")  # training/run.py maps each to its class; each checks its own options
 
 
 @dataclass
 class NetConfig:
-    kind: str = "mlp"  # "mlp" or "gru"
+    kind: str = "mlp"  # "mlp", "gru", or "layout" (an encoder built from the observation layout's axis
+    # declarations: seats share weights, card/tile/item sets become entity embeddings, row x col grids
+    # go through convolutions; then the MLP of `hidden`, see training/nets.py)
     hidden: list = field(default_factory=lambda: [128, 128])  # actor trunk layer sizes
     gru_size: int = 128  # recurrent state size (kind="gru")
     critic: str = "separate"  # "separate" (own MLP on the observation), "shared" (head on the actor
@@ -28,9 +31,16 @@ class NetConfig:
     # the observation)
     critic_hidden: list = field(default_factory=lambda: [128, 128])
     normalize_obs: bool = False  # running mean/std of observations, kept in the checkpoint
+    embed: int = 32  # kind="layout": entity and per-seat embeddings are 2 * embed wide (mean and max)
+    conv_channels: int = 16  # kind="layout": channels of the two 3x3 convolutions over each grid
+    # kind="layout": the observation pieces the encoder is built from, one "name: 2 seat x 7 row x 24"
+    # line each (a size, then the axis kind unless a plain feature); filled from the game when a run
+    # starts (bind_layout) and stored with the config in every checkpoint, which so rebuilds its
+    # network without the game's code
+    layout: list = field(default_factory=list)
 
     def validate(self) -> None:
-        _choice("net.kind", self.kind, ("mlp", "gru"))
+        _choice("net.kind", self.kind, ("mlp", "gru", "layout"))
         _choice("net.critic", self.critic, ("separate", "shared", "central"))
         for name in ("hidden", "critic_hidden"):
             sizes = getattr(self, name)
@@ -38,6 +48,46 @@ class NetConfig:
                 raise ConfigError(f"net.{name} must be a list of positive layer sizes, got {sizes!r}")
         if self.kind == "gru" and self.gru_size < 1:
             raise ConfigError(f"net.gru_size must be positive, got {self.gru_size}")
+        if self.embed < 1 or self.conv_channels < 1:
+            raise ConfigError(
+                f"net.embed and net.conv_channels must be positive, got {self.embed}, {self.conv_channels}"
+            )
+        self.pieces()
+
+    def pieces(self) -> list[tuple[str, tuple[int, ...], tuple[str, ...]]]:
+        """net.layout read back: (name, shape, axes) per piece."""
+        return [self._read_piece(line) for line in self.layout]
+
+    def bind_layout(self, layout) -> NetConfig:
+        """With kind="layout" and no net.layout yet: describe the pieces of `layout` (the game's
+        observation_layout). A layout already given (a resumed run, a checkpoint) is kept."""
+        if self.kind == "layout" and not self.layout:
+            self.layout = [self._piece_line(p.name, p.shape, p.axes) for p in layout]
+        return self
+
+    @staticmethod
+    def _piece_line(name: str, shape, axes) -> str:
+        sizes = [str(n) if kind == "feature" else f"{n} {kind}" for n, kind in zip(shape, axes)]
+        return f"{name}: {' x '.join(sizes)}"
+
+    @staticmethod
+    def _read_piece(line) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
+        """'museum: 2 seat x 7 row x 24' -> ('museum', (2, 7, 24), ('seat', 'row', 'feature'))."""
+        problem = f"net.layout entries look like 'museum: 2 seat x 7 row x 7 col x 24', got {line!r}"
+        if not isinstance(line, str) or ":" not in line:
+            raise ConfigError(problem)
+        name, _, text = line.rpartition(":")
+        shape, axes = [], []
+        for part in text.split(" x ") if text.strip() else []:
+            words = part.split()
+            if not 1 <= len(words) <= 2 or not words[0].isdigit() or int(words[0]) < 1:
+                raise ConfigError(problem)
+            kind = words[1] if len(words) == 2 else "feature"
+            if kind not in AXIS_KINDS:
+                raise ConfigError(f"{problem}: axis kinds are {list(AXIS_KINDS)}")
+            shape.append(int(words[0]))
+            axes.append(kind)
+        return name.strip(), tuple(shape), tuple(axes)
 
 
 @dataclass
@@ -154,11 +204,14 @@ class TrainConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     backend: str = "native"  # "native" (this package's PPO) or "rllib" (RLlib's PPO on Ray)
-    rllib: RLlibConfig = field(default_factory=RLlibConfig)
+    # options of backend=rllib (training/rllib/options.py), e.g. rllib.num_env_runners=4; that backend
+    # checks them (this module never imports it), the native one ignores them
+    rllib: dict = field(default_factory=dict)
 
     def validate(self) -> None:
-        _choice("backend", self.backend, ("native", "rllib"))
-        self.rllib.validate()
+        _choice("backend", self.backend, BACKENDS)
+        if not isinstance(self.rllib, dict):
+            raise ConfigError(f"rllib must be a mapping of options, got {self.rllib!r}")
         if not self.game:
             raise ConfigError("the config must name a game (game: expressions)")
         if self.total_steps < 1:
@@ -226,6 +279,16 @@ def _fill(obj, data: dict[str, Any], prefix: str = "") -> None:
             _fill(current, value, prefix + key + ".")
         else:
             setattr(obj, key, _check_type(prefix + key, value, current))
+
+
+def options(cls, data: dict[str, Any], section: str):
+    """A backend's options dataclass `cls` from the mapping of config section `section`, each key and
+    type checked as the config's own keys are, then its own `validate()`."""
+    obj = cls()
+    _fill(obj, data, section + ".")
+    if hasattr(obj, "validate"):
+        obj.validate()
+    return obj
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:

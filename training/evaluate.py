@@ -1,6 +1,7 @@
 """Evaluation a researcher can check: many games, seats rotated, Wilson intervals, a rating table.
 
-A player is "random", "scripted", a trained network (a PolicyNet, or `load_policy(checkpoint)`), or any
+A player is "random", "scripted", "search" or "search:<run>" (envs.core.search.Search, unguided or guided
+by a run's policy; a Search object too), a trained network (a PolicyNet, or `load_policy(checkpoint)`), or any
 callable `policy(observation, action_mask) -> int` (the policy protocol of the envs' `opponents=`: its
 optional `for_seat(seat)` gives each seat of each game its own copy, `reset()` is called when a game
 starts). In `match(A, B)` game j gives
@@ -17,10 +18,13 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from envs.core.search import Search
+
 from .actors import NetActor, RandomActor, ScriptedActor
 from .games import evaluation_info, final_outcomes
 from .policy import CallableActor, Policy
 from .runner import Runner
+from .search import SearchActor, is_search_name, search_agent
 
 
 def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -35,20 +39,27 @@ def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]
 
 
 def make_actor(player, info, greedy: bool = False):
-    """ "random", "scripted", a PolicyNet, a loaded Policy, an actor object, or any policy callable."""
+    """ "random", "scripted", "search", "search:<run>", a PolicyNet, a loaded Policy, a Search, an actor
+    object, or any policy callable."""
     if isinstance(player, str):
         if player == "random":
             return RandomActor()
         if player == "scripted":
             return ScriptedActor(info)
-        raise ValueError(f"unknown player {player!r}: use 'random', 'scripted' or a checkpoint")
+        if is_search_name(player):
+            return SearchActor(search_agent(player, info))
+        raise ValueError(
+            f"unknown player {player!r}: use 'random', 'scripted', 'search', 'search:<run>' or a checkpoint"
+        )
+    if isinstance(player, Search):
+        return SearchActor(player)
     if isinstance(player, torch.nn.Module):
         return NetActor(player, greedy=greedy)
     if isinstance(player, Policy):  # batched: one forward pass for all games; its own greedy setting
         if (player.net.obs_dim, player.net.num_actions) != (info.obs_dim, info.num_actions):
             raise ValueError(f"{player!r} was trained on another game or configuration: {player.game_config}")
         return NetActor(player.net, greedy=player.greedy)
-    if getattr(player, "kind", None) in ("net", "scripted", "random"):
+    if getattr(player, "kind", None) in ("net", "scripted", "random", "search"):
         return player
     if callable(player):
         return CallableActor(player)
@@ -153,7 +164,7 @@ def rating_table(
 
     In a game with k teams, one copy of A faces k - 1 teams of B, and A's chance of winning is modelled
     as s_A / (s_A + (k - 1) s_B); with k = 2 this is Bradley-Terry. Ratings are 400 log10(s), the anchor
-    player (random play, when present) at 0. Cooperative games have no head-to-head: the table lists
+    player (random play, when present) at 0, each with a 95% bootstrap interval (`ci95`). Cooperative games have no head-to-head: the table lists
     each player's team win rate and mean return instead.
     """
     names = list(players)
@@ -170,17 +181,39 @@ def rating_table(
             if i < j:
                 r = match(info, players[a], players[b], games, seed + 1000 * i + j, num_envs, greedy)
                 pairs.append((a, b, r["win_rate"] * r["games"], r["games"], r))
-    strength = fit_ratings(names, pairs, k)
-    ref = strength[anchor] if anchor in strength else strength[names[0]]
-    elo = {n: round(400 * math.log10(strength[n] / ref), 1) for n in names}
+    anchor = anchor if anchor in names else names[0]
+    elo = elo_ratings(names, pairs, k, anchor)
+    intervals = bootstrap_intervals(names, pairs, k, anchor, np.random.default_rng(seed))
     return {
         "kind": "Elo scale, Plackett-Luce fit over round-robin matches",
-        "anchor": anchor if anchor in strength else names[0],
+        "anchor": anchor,
         "games_per_pair": games,
-        "ratings": dict(sorted(elo.items(), key=lambda kv: -kv[1])),
+        "ratings": {n: round(v, 1) for n, v in sorted(elo.items(), key=lambda kv: -kv[1])},
+        "ci95": {n: intervals[n] for n in sorted(elo, key=lambda n: -elo[n])},
         "matches": [
             {"a": a, "b": b, "a_win_rate": r["win_rate"], "ci95": r["ci95"]} for a, b, _, _, r in pairs
         ],
+    }
+
+
+def elo_ratings(names: list[str], pairs: list[tuple], k: int, anchor: str) -> dict[str, float]:
+    strength = fit_ratings(names, pairs, k)
+    return {n: 400 * math.log10(strength[n] / strength[anchor]) for n in names}
+
+
+def bootstrap_intervals(
+    names: list[str], pairs: list[tuple], k: int, anchor: str, rng: np.random.Generator, samples: int = 200
+) -> dict[str, list[float]]:
+    """95% intervals of the ratings (the anchor's is [0, 0]): refit on every pair's score redrawn as
+    binomial(games, observed rate), a parametric bootstrap of the round robin."""
+    fits = {n: [] for n in names}
+    for _ in range(samples):
+        redrawn = [(a, b, float(rng.binomial(n, score / n)), n) for a, b, score, n, *_ in pairs]
+        for name, value in elo_ratings(names, redrawn, k, anchor).items():
+            fits[name].append(value)
+    return {
+        n: [round(float(np.percentile(v, 2.5)), 1), round(float(np.percentile(v, 97.5)), 1)]
+        for n, v in fits.items()
     }
 
 
@@ -203,7 +236,11 @@ def fit_ratings(names: list[str], pairs: list[tuple], k: int, iterations: int = 
             denom[b] += n * (k - 1) / total
         new = {x: (wins[x] / denom[x] if denom[x] > 0 else s[x]) for x in names}
         norm = math.exp(np.mean([math.log(v) for v in new.values()]))
-        s = {x: v / norm for x, v in new.items()}
+        new = {x: v / norm for x, v in new.items()}
+        converged = all(abs(new[x] / s[x] - 1) < 1e-10 for x in names)
+        s = new
+        if converged:
+            break
     return s
 
 

@@ -1,6 +1,9 @@
-"""Policy networks: masked categorical actor (MLP or GRU) and a critic (separate, shared or central)."""
+"""Policy networks: masked categorical actor (MLP, GRU, or an encoder built from the observation layout)
+and a critic (separate, shared or central)."""
 
 from __future__ import annotations
+
+from math import prod
 
 import numpy as np
 import torch
@@ -36,6 +39,222 @@ def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return -torch.where(mask, legal.exp() * legal, torch.zeros_like(legal)).sum(-1)
 
 
+# ----- encoders built from the observation layout (net.kind = "layout") -------------------------------
+# Every observation piece declares what its axes index (envs.core.layout.AXIS_KINDS). The encoder reads
+# the declarations alone, no game names:
+# - the first structural axis (seat / card, tile, item / row, col) of a piece says how it is read; a
+#   piece that starts with a seat axis is read per seat (seats are relative: 0 = the observer, then the
+#   others in turn order), with the same weights for every seat;
+# - within the table (or one seat), pieces with row and col axes join a grid (other axes: channels) read
+#   by two 3x3 convolutions; pieces led by a card / tile / item axis join that entity kind's set (other
+#   axes, later seats included: the entity's features), each entity encoded by a shared linear plus a
+#   learned id embedding, pooled by mean and max; everything else stays flat;
+# - each seat's encodings go through one shared layer, and the seats are concatenated in relative order
+#   (the observer's own seat first, so it stays distinct; turn order matters, so seats are not pooled);
+# - the table's and the seats' encodings are joined and fed to the trunk MLP.
+ENTITY_AXES = ("card", "tile", "item")
+STRUCTURAL_AXES = ("seat", "row", "col", *ENTITY_AXES)
+
+
+class _Reader:
+    """Where one group's numbers lie in the flat observation: gather indexes [*lead, features]."""
+
+    def __init__(self, lead: tuple[int, ...]):
+        self.lead = lead
+        self.parts: list[np.ndarray] = []
+        self.names: list[str] = []
+
+    def add(self, name: str, index: np.ndarray) -> None:
+        self.names.append(name)
+        self.parts.append(index.reshape(self.lead + (-1,)))
+
+    def index(self) -> np.ndarray:
+        return np.concatenate(self.parts, axis=-1)
+
+
+def plan_layout(pieces: list) -> dict:
+    """Group the pieces, (name, shape, axes) each: {(seats, group): _Reader}; seats 0 = the table, group ("flat",),
+    ("entity", kind, n) or ("grid", rows, cols). Each reader's lead axes are [seats?, n | rows, cols]."""
+    groups: dict = {}
+    offset = 0
+    for name, shape, axes in pieces:
+        shape, axes = tuple(int(s) for s in shape), tuple(axes)
+        index = np.arange(offset, offset + prod(shape)).reshape(shape)
+        offset += prod(shape)
+        order = list(range(len(shape)))
+        first = next((a for a in order if axes[a] in STRUCTURAL_AXES), None)
+        seats = 0
+        lead_axes: list[int] = []
+        if first is not None and axes[first] == "seat":
+            seats = shape[first]
+            lead_axes.append(first)
+        rest = [a for a in order if a not in lead_axes]
+        kinds = [axes[a] for a in rest]
+        if "row" in kinds and "col" in kinds:
+            row, col = rest[kinds.index("row")], rest[kinds.index("col")]
+            group = ("grid", shape[row], shape[col])
+            lead_axes += [row, col]
+        else:
+            entity = next((a for a in rest if axes[a] in ENTITY_AXES), None)
+            if entity is not None:
+                group = ("entity", axes[entity], shape[entity])
+                lead_axes.append(entity)
+            else:
+                group = ("flat",)
+        perm = lead_axes + [a for a in order if a not in lead_axes]
+        lead = tuple(shape[a] for a in lead_axes)
+        reader = groups.setdefault((seats, group), _Reader(lead))
+        reader.add(name, index.transpose(perm))
+    return groups
+
+
+class GroupReader(nn.Module):
+    """Gathers one group's numbers from the flat observation: [B, obs] -> [B, *lead, features]."""
+
+    def __init__(self, index: np.ndarray):
+        super().__init__()
+        self.register_buffer("index", torch.as_tensor(index.reshape(-1), dtype=torch.long), persistent=False)
+        self.shape: list[int] = [int(s) for s in index.shape]
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return obs.index_select(1, self.index).reshape([obs.shape[0]] + self.shape)
+
+
+class EntitySet(nn.Module):
+    """A set of n entities with f features each: relu(linear(features) + id embedding), mean and max
+    pooled over the entities -> 2 * size."""
+
+    def __init__(self, index: np.ndarray, size: int):
+        super().__init__()
+        self.read = GroupReader(index)
+        n, f = index.shape[-2], index.shape[-1]
+        self.embed = nn.Linear(f, size)
+        self.ids = nn.Parameter(torch.randn(n, size) * 0.1)
+        self.size = size
+        self.out_size = 2 * size
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        x = self.read(obs)
+        lead = list(x.shape[:-2])
+        n, f = x.shape[-2], x.shape[-1]
+        x = x.reshape(-1, n, f)
+        # ids + bias + x W^T in one batched matmul, relu in place: about 4x faster on CPU than
+        # linear, add and relu as three fresh [batch, n, size] tensors
+        start = (self.ids + self.embed.bias).expand(x.shape[0], n, self.size)
+        h = torch.baddbmm(start, x, self.embed.weight.t().expand(x.shape[0], f, self.size)).relu_()
+        # max() rather than amax(): its backward scatters to the argmax instead of comparing every entry
+        return torch.cat([h.mean(-2), h.max(-2)[0]], -1).reshape(lead + [self.out_size])
+
+
+class Grid(nn.Module):
+    """A rows x cols grid with c channels: two 3x3 convolutions, flattened (positions matter), one
+    linear layer -> 2 * size."""
+
+    def __init__(self, index: np.ndarray, size: int, channels: int):
+        super().__init__()
+        self.read = GroupReader(index)
+        rows, cols, c = index.shape[-3], index.shape[-2], index.shape[-1]
+        self.grid: list[int] = [rows, cols, c]
+        self.conv = nn.Sequential(
+            nn.Conv2d(c, channels, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(channels, channels, 3, padding=1),
+            nn.ReLU(),
+        )
+        self.out = nn.Linear(rows * cols * channels, 2 * size)
+        self.out_size = 2 * size
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        x = self.read(obs)
+        lead = list(x.shape[:-3])
+        x = x.reshape([-1] + self.grid).permute(0, 3, 1, 2)
+        h = self.conv(x).flatten(1)
+        return torch.relu(self.out(h)).reshape(lead + [self.out_size])
+
+
+class Flat(nn.Module):
+    """Numbers passed on as they are: [B, *lead, features]."""
+
+    def __init__(self, index: np.ndarray):
+        super().__init__()
+        self.read = GroupReader(index)
+        self.out_size = int(index.shape[-1])
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.read(obs)
+
+
+class Scope(nn.Module):
+    """The table (seats = 0) or the seats (one shared encoder per seat, seats concatenated)."""
+
+    def __init__(self, seats: int, groups: list[nn.Module], size: int):
+        super().__init__()
+        self.groups = nn.ModuleList(groups)
+        width = sum(g.out_size for g in groups)
+        self.seats = seats
+        self.seat = nn.Sequential(nn.Linear(width, 2 * size), nn.ReLU()) if seats else nn.Identity()
+        self.out_size = seats * 2 * size if seats else width
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        parts = [group(obs) for group in self.groups]
+        return self.seat(torch.cat(parts, -1)).flatten(1)
+
+    def per_seat(self, obs: torch.Tensor) -> torch.Tensor:
+        """[B, seats, 2 * size]: each seat's embedding (for tests and inspection)."""
+        return self.seat(torch.cat([group(obs) for group in self.groups], -1))
+
+
+class LayoutEncoder(nn.Module):
+    """Observation [B, obs_dim] -> [B, out_size], built from the pieces' axis declarations (see above)."""
+
+    def __init__(self, pieces: list, size: int = 32, channels: int = 16):
+        super().__init__()
+        plan = plan_layout(pieces)
+        self.obs_dim = sum(prod(int(s) for s in shape) for _, shape, _ in pieces)
+        self.plan = {key: reader.names for key, reader in plan.items()}  # which pieces went where
+        scopes = []
+        for seats in sorted({seats for seats, _ in plan}):
+            groups: list[nn.Module] = []
+            for (s, group), reader in plan.items():
+                if s != seats:
+                    continue
+                index = reader.index()
+                if group[0] == "grid":
+                    groups.append(Grid(index, size, channels))
+                elif group[0] == "entity":
+                    groups.append(EntitySet(index, size))
+                else:
+                    groups.append(Flat(index))
+            scopes.append(Scope(seats, groups, size))
+        self.scopes = nn.ModuleList(scopes)
+        self.out_size = sum(s.out_size for s in scopes)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        lead = list(obs.shape[:-1])
+        flat = obs.reshape(-1, obs.shape[-1])
+        out = torch.cat([scope(flat) for scope in self.scopes], -1)
+        return out.reshape(lead + [self.out_size])
+
+
+class LayoutTrunk(nn.Module):
+    """The layout encoder, then an MLP; with `extra` > 0 (the central critic) the last `extra` inputs
+    (the state tensor) bypass the encoder and join its output."""
+
+    def __init__(self, pieces: list, sizes: list[int], size: int, channels: int, extra: int = 0):
+        super().__init__()
+        self.encoder = LayoutEncoder(pieces, size, channels)
+        self.obs_dim = self.encoder.obs_dim
+        self.extra = extra
+        self.mlp = mlp([self.encoder.out_size + extra, *sizes])
+        self.out_size = sizes[-1] if sizes else self.encoder.out_size + extra
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        feat = self.encoder(x[..., : self.obs_dim])
+        if self.extra > 0:
+            feat = torch.cat([feat, x[..., self.obs_dim :]], -1)
+        return self.mlp(feat)
+
+
 class RunningNorm(nn.Module):
     """Running mean/std of observations (buffers, so they travel with the checkpoint)."""
 
@@ -63,18 +282,25 @@ class RunningNorm(nn.Module):
 
 
 class PolicyNet(nn.Module):
-    """Actor: observation -> MLP trunk [-> GRU] -> logits. Critic: see NetConfig.critic."""
+    """Actor: observation -> trunk (MLP, or the layout encoder then an MLP) [-> GRU] -> logits.
+    Critic: see NetConfig.critic (with kind="layout" a separate or central critic has its own encoder)."""
 
     def __init__(self, obs_dim: int, num_actions: int, state_dim: int, net_config):
         super().__init__()
         c = net_config
         self.obs_dim, self.num_actions, self.state_dim = obs_dim, num_actions, state_dim
+        self.kind = c.kind  # "mlp", "gru" or "layout"
         self.recurrent = c.kind == "gru"
         self.critic_kind = c.critic
         self.normalize = c.normalize_obs
         self.obs_norm = RunningNorm(obs_dim) if c.normalize_obs else None
-        self.trunk = mlp([obs_dim, *c.hidden])
-        feat = c.hidden[-1] if c.hidden else obs_dim
+        self.layout = c.kind == "layout"
+        if self.layout:
+            self.trunk = self._layout_trunk(c, c.hidden)
+            feat = self.trunk.out_size
+        else:
+            self.trunk = mlp([obs_dim, *c.hidden])
+            feat = c.hidden[-1] if c.hidden else obs_dim
         self.hidden_size = c.gru_size if self.recurrent else 0
         if self.recurrent:
             self.gru = nn.GRUCell(feat, c.gru_size)
@@ -84,15 +310,34 @@ class PolicyNet(nn.Module):
             self.critic = None
             self.value_head = nn.Linear(feat, 1)
         else:
-            critic_in = obs_dim + (state_dim if c.critic == "central" else 0)
-            self.critic = mlp([critic_in, *c.critic_hidden])
-            self.value_head = nn.Linear(c.critic_hidden[-1] if c.critic_hidden else critic_in, 1)
+            extra = state_dim if c.critic == "central" else 0
+            critic_in = obs_dim + extra
+            if self.layout:
+                self.critic = self._layout_trunk(c, c.critic_hidden, extra)
+                critic_out = self.critic.out_size
+            else:
+                self.critic = mlp([critic_in, *c.critic_hidden])
+                critic_out = c.critic_hidden[-1] if c.critic_hidden else critic_in
+            self.value_head = nn.Linear(critic_out, 1)
         for module in self.modules():
             if isinstance(module, nn.Linear):
                 nn.init.orthogonal_(module.weight, np.sqrt(2))
                 nn.init.zeros_(module.bias)
         nn.init.orthogonal_(self.actor_head.weight, 0.01)
         nn.init.orthogonal_(self.value_head.weight, 1.0)
+
+    def _layout_trunk(self, c, sizes: list[int], extra: int = 0) -> LayoutTrunk:
+        if not c.layout:
+            raise ValueError(
+                "net.kind=layout needs net.layout, the observation pieces [name, shape, axes] "
+                "(NetConfig.bind_layout(game.observation_layout) fills it when a run starts)"
+            )
+        trunk = LayoutTrunk(c.pieces(), sizes, c.embed, c.conv_channels, extra)
+        if trunk.obs_dim != self.obs_dim:
+            raise ValueError(
+                f"net.layout describes {trunk.obs_dim} numbers, the observation has {self.obs_dim}"
+            )
+        return trunk
 
     @property
     def uses_state(self) -> bool:

@@ -103,7 +103,7 @@ class Policy:
             )
 
     def __repr__(self) -> str:
-        kind = "gru" if self.recurrent else "mlp"
+        kind = self.net.kind
         how = "greedy" if self.greedy else f"sampling, seed={self.seed}"
         return f"Policy({self.game or '?'}, {kind}, {how})"
 

@@ -300,6 +300,8 @@ class Runner:
             g = games[i]
             if actor.kind == "random":
                 action = RandomActor.choose(g.legal_action_mask(), rng)
+            elif actor.kind == "search":  # reads the game, through resample_hidden only
+                action = actor.act(g, int(self.cur[i]))
             else:
                 p = int(self.cur[i])
                 action = actor.choose(i, p, g.observation(p), g.legal_action_mask())

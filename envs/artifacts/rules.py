@@ -8,9 +8,9 @@ card says (Random, Election, Storage, Action, Delayed); Delayed events resolve a
 round. Both sides' win conditions are checked after every change of the table. Readings of what the
 text leaves open are marked "ours" in RULES.md.
 
-The flow is a small explicit state machine (deep-copyable): `tasks` is a stack of plain tuples run by
-`_run()` until a decision is needed; a decision is (`phase`, `actors`, `ai`): the players who must
-choose, in order. Votes collect secret ballots and publish them when the last voter has voted.
+The flow is a small explicit state machine of plain data (so clone() is a structural copy): `tasks`
+is a stack of plain tuples run by `_run()` until a decision is needed; a decision is (`phase`,
+`actors`, `ai`): the players who must choose, in order. Votes collect secret ballots and publish them when the last voter has voted.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import numpy as np
 
 from envs.core import Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
+from envs.core.game import copy_rng, copy_state
 
 from .data import (
     ABILITY_FROM_ROUND,
@@ -150,7 +151,6 @@ IS_VOTE = tuple(ph in VOTE_PHASES for ph in range(NUM_PHASES))
 IS_TYPE_VOTE = tuple(ph in TYPE_VOTES for ph in range(NUM_PHASES))
 
 NO_WINNER = -1
-_GATHER_CACHE: dict[int, list[np.ndarray]] = {}  # per player count: each observer's rotation gather
 
 
 @dataclass(frozen=True)
@@ -367,15 +367,12 @@ def state_layout(n: int, obs: Layout) -> Layout:
     )
 
 
-class Artifacts(Game):
-    name = "artifacts"
-    config_class = ArtifactsConfig
+class Definition:
+    """What a configuration fixes, built once and shared by every game of it and by every copy: the
+    flat action space's offsets, the observation and state layouts, the role chart, each observer's
+    seat rotation. A game holds these attributes by reference; clone() copies only the mutable state."""
 
-    def __init__(
-        self, config: ArtifactsConfig | None = None, rng: np.random.Generator | None = None, **options
-    ):
-        super().__init__(config, rng, **options)
-        cfg = self.config
+    def __init__(self, cfg: ArtifactsConfig):
         n = self.num_players = cfg.num_players
         self.spain = cfg.site == "spain"
         self.china = cfg.site == "china"
@@ -394,11 +391,202 @@ class Artifacts(Game):
         self.num_actions = self.A_VOUCH + n
         self.observation_layout = observation_layout(n)
         self.state_layout = state_layout(n, self.observation_layout)
-        self._rot = [np.array([(p + k) % n for k in range(n)]) for p in range(n)]
         self.chart = role_chart(n, cfg.preference)
         self.num_looters = sum(ROLE_SIDE[r] == LOOTERS for r in self.chart)
-        self._init_obs_cache()
+        self._rot = [np.array([(p + k) % n for k in range(n)]) for p in range(n)]
+        lay = self.observation_layout
+        self._priv_size = lay["known_sides"].offset + lay["known_sides"].size
+        self._gidx = public_gathers(lay, self._priv_size, self._rot)
+        # where each public piece lies in the public vector, and the part the configuration fixes
+        self._at = {
+            piece.name: slice(piece.offset - self._priv_size, piece.offset - self._priv_size + piece.size)
+            for piece in lay.pieces
+            if piece.offset >= self._priv_size
+        }
+        self._pub_fixed = np.zeros(lay.size - self._priv_size, dtype=np.float32)
+        self._pub_fixed[self._at["site"].start + SITES.index(cfg.site)] = 1
+        for r in self.chart:
+            self._pub_fixed[self._at["chart"].start + r] += 0.25
+
+
+_DEFINITIONS: dict[ArtifactsConfig, Definition] = {}
+
+
+def definition(cfg: ArtifactsConfig) -> Definition:
+    if cfg not in _DEFINITIONS:
+        _DEFINITIONS[cfg] = Definition(cfg)
+    return _DEFINITIONS[cfg]
+
+
+# Seat axes of the public pieces, rotated so that seat 0 is the observer ("cols": last_vote's target
+# columns are seats too).
+PUBLIC_SEAT_AXES = {
+    "alive": (0,),
+    "revealed": (0,),
+    "silenced": (0,),
+    "silence_left": (0,),
+    "ability_used": (0,),
+    "cleared": (0,),
+    "drawer": (0,),
+    "to_act": (0,),
+    "last_vote": (0, "cols"),
+    "keep_sell_record": (0,),
+    "majority_record": (0,),
+    "election_record": (0, 1),
+    "talk_last": (0, 1),
+    "talk_record": (0, 1),
+}
+
+
+def public_gathers(lay: Layout, priv_size: int, rot: list[np.ndarray]) -> list[np.ndarray]:
+    """Each observer's gather from the public vector (absolute seats) to its view of it."""
+    n = len(rot)
+    out = []
+    for p in range(n):
+        parts = []
+        for piece in lay.pieces:
+            if piece.offset < priv_size:
+                continue
+            base = np.arange(piece.size).reshape(piece.shape) + piece.offset - priv_size
+            axes = PUBLIC_SEAT_AXES.get(piece.name, ())
+            if 0 in axes:
+                base = base[rot[p]]
+            if 1 in axes:
+                base = base[:, rot[p]]
+            if "cols" in axes:
+                cols = np.arange(piece.shape[1])
+                cols[2 : 2 + n] = 2 + rot[p]
+                base = base[:, cols]
+            parts.append(base.ravel())
+        out.append(np.concatenate(parts))
+    return out
+
+
+# The mutable state, by how clone() copies it: flat lists, numpy arrays. Besides these, `delayed`
+# (a list of lists), `peek_options` (a dict), `vault` and `rng` get their own copies; every other
+# attribute is the configuration's fixed definition (shared), an immutable value (ints, tuples,
+# strings), or a read-only cache that is replaced and never written (`_mask_cache`, `_kr`, `_ks`); the
+# public-vector cache `_pub` is copied with its flags.
+LIST_FIELDS = (
+    "alive",
+    "revealed",
+    "cleared",
+    "ability_used",
+    "silenced_until",
+    "peeks",
+    "events_gone",
+    "mods",
+    "resources_bought",
+    "actors",
+    "ballots",
+    "order",
+    "tasks",
+    "storage",
+    "sold",
+    "discard",
+    "pile",
+    "log",
+)
+ARRAY_FIELDS = (
+    "roles",
+    "last_vote",
+    "keep_sell",
+    "majority_record",
+    "election_record",
+    "talk_last",
+    "talk_record",
+)
+
+
+def canonical_pile(in_pile: list[int], events_gone: list[bool]) -> list[int]:
+    """The draw pile's cards in a canonical order, from what it holds: `in_pile[a]` pieces of each
+    artifact (the lowest card ids: the card in hand, if any, takes the highest) and every event not
+    yet drawn."""
+    pile = [a * PIECES_PER_ARTIFACT + k for a in range(NUM_ARTIFACTS) for k in range(in_pile[a])]
+    return pile + [NUM_ARTIFACT_CARDS + e for e in range(NUM_EVENTS) if not events_gone[e]]
+
+
+def constrained_deal(
+    pool: list[int], allowed: list[frozenset[int] | None], rng: np.random.Generator
+) -> list[int]:
+    """A deal of the multiset `pool` (sorted) to as many seats, seat i taking a role in allowed[i]
+    (None: any), drawn uniformly among the distinct deals allowed. The constrained seats draw first,
+    seat by seat, each role weighted by the number of deals it leaves (counted exactly: the free seats
+    take any arrangement of what remains); the free seats then take a uniform arrangement of the rest.
+    The draw depends on the pool and rng alone."""
+    kinds = sorted(set(pool))
+    bound = [i for i, ok in enumerate(allowed) if ok is not None]
+    memo: dict[tuple[int, tuple[int, ...]], int] = {}
+
+    def takes(j: int, counts: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
+        """(role, counts left) for each role the j-th constrained seat may take now."""
+        ok = allowed[bound[j]]
+        return [
+            (kinds[k], counts[:k] + (c - 1,) + counts[k + 1 :])
+            for k, c in enumerate(counts)
+            if c and kinds[k] in ok
+        ]
+
+    def ways(j: int, counts: tuple[int, ...]) -> int:
+        if j == len(bound):  # the free seats: every arrangement of the rest
+            return math.factorial(sum(counts)) // math.prod(math.factorial(c) for c in counts)
+        if (j, counts) not in memo:
+            memo[j, counts] = sum(ways(j + 1, rest) for _, rest in takes(j, counts))
+        return memo[j, counts]
+
+    deal = [-1] * len(pool)
+    counts = tuple(pool.count(k) for k in kinds)
+    for j, seat in enumerate(bound):
+        options = takes(j, counts)
+        weights = [ways(j + 1, rest) for _, rest in options]
+        pick = int(rng.integers(sum(weights)))
+        for (role, rest), w in zip(options, weights):
+            if pick < w:
+                deal[seat], counts = role, rest
+                break
+            pick -= w
+    rest = [k for k, c in zip(kinds, counts) for _ in range(c)]
+    for seat, i in zip((i for i, ok in enumerate(allowed) if ok is None), rng.permutation(len(rest))):
+        deal[seat] = rest[i]
+    return deal
+
+
+EVERY_ROLE = frozenset(range(NUM_ROLES))
+ACADEMIC_ROLES = frozenset(r for r in EVERY_ROLE if ROLE_SIDE[r] == ACADEMICS)
+APPEARING_AS = {
+    side: frozenset(r for r in EVERY_ROLE if APPARENT_SIDE[r] == side) for side in (ACADEMICS, LOOTERS)
+}
+
+
+class Artifacts(Game):
+    name = "artifacts"
+    config_class = ArtifactsConfig
+
+    def __init__(
+        self, config: ArtifactsConfig | None = None, rng: np.random.Generator | None = None, **options
+    ):
+        super().__init__(config, rng, **options)
+        self.__dict__.update(vars(definition(self.config)))  # shared by reference
+        self._pub: np.ndarray | None = None  # the public vector, built on the first observation
+        self._pub_dirty = True
+        self._pub_actor = -1
+        self._know_key = None
         self._setup()
+
+    def clone(self) -> Artifacts:
+        """An independent copy: the mutable state copied structurally, the fixed definition shared."""
+        return self._copy(copy_rng(self.rng))
+
+    def _copy(self, rng: np.random.Generator) -> Artifacts:
+        """clone() with the given generator for the copy's chance."""
+        g = copy_state(self, LIST_FIELDS, ARRAY_FIELDS, ("delayed",))
+        g.peek_options = self.peek_options.copy()
+        if self.vault is not None:
+            g.vault = self.vault.copy()
+        if self._pub is not None:
+            g._pub = self._pub.copy()
+        g.rng = rng
+        return g
 
     # ===== set-up ===================================================================================
     def _setup(self) -> None:
@@ -436,6 +624,9 @@ class Artifacts(Game):
         self.ability_used = [False] * n
         self.silenced_until = [0] * n
         self.peeks: list[tuple[int, int]] = []  # (who learnt, whose side) private checks
+        # a check its checker chose, by its index in peeks: the seats it could name (public; whom it
+        # named is the checker's alone). Greece's checks are fixed by the seating.
+        self.peek_options: dict[int, tuple[int, ...]] = {}
         if self.config.site == "greece":
             self.peeks += [(p, (p + 1) % n) for p in range(n)]
         self.vault: Vault | None = None  # Spain: what the table knows of the face-down piles
@@ -1092,6 +1283,14 @@ class Artifacts(Game):
         elif fx == FX_NOTHING:
             pass
 
+    def _check_side(self, who: int, whom: int) -> None:
+        """A private side check of a living player of the checker's choice: everyone sees who checks
+        among which players; only the checker knows whom (and the side seen)."""
+        self.peek_options[len(self.peeks)] = tuple(
+            t for t in range(self.num_players) if t != who and self.alive[t]
+        )
+        self.peeks.append((who, whom))
+
     def _t_peek(self, t: int) -> None:
         if self.alive[t] and len(self.living()) > 1:
             self._decide(PH_PEEK, [t], ())
@@ -1165,7 +1364,7 @@ class Artifacts(Game):
                 else:
                     self.shaman_curse = True
         elif role == DETECTIVE:
-            self.peeks.append((s, target))
+            self._check_side(s, target)
         elif role == CURATOR:
             a = self._random_piece(self.sold) if target < 0 else target
             self.sold[a] -= 1
@@ -1319,7 +1518,7 @@ class Artifacts(Game):
             elif phase == PH_FOXFIRE:
                 self._foxfire(action - self.A_ROLE)
             elif phase == PH_PEEK:
-                self.peeks.append((s, (s + action - self.A_SEAT) % n))
+                self._check_side(s, (s + action - self.A_SEAT) % n)
         self._run()
 
     def _foxfire(self, role: int) -> None:
@@ -1350,71 +1549,6 @@ class Artifacts(Game):
         """Mark the cached public view stale (call after changing the state by hand, as tests do)."""
         self._pub_dirty = True
 
-    def _init_obs_cache(self) -> None:
-        n, lay = self.num_players, self.observation_layout
-        self._priv_size = lay["known_sides"].offset + lay["known_sides"].size
-        pub_size = lay.size - self._priv_size
-        seat_axes = {
-            "alive": (0,),
-            "revealed": (0,),
-            "silenced": (0,),
-            "silence_left": (0,),
-            "ability_used": (0,),
-            "cleared": (0,),
-            "drawer": (0,),
-            "to_act": (0,),
-            "last_vote": (0, "cols"),
-            "keep_sell_record": (0,),
-            "majority_record": (0,),
-            "election_record": (0, 1),
-            "talk_last": (0, 1),
-            "talk_record": (0, 1),
-        }
-        self._pub = np.zeros(pub_size, dtype=np.float32)
-        self._pub_views = self._make_pub_views()
-        self._pub_dirty = True
-        self._know_key = None
-        if n in _GATHER_CACHE:
-            self._gidx = _GATHER_CACHE[n]
-            return
-        self._gidx = []
-        for p in range(n):
-            rot = self._rot[p]
-            parts = []
-            for piece in lay.pieces:
-                if piece.offset < self._priv_size:
-                    continue
-                base = np.arange(piece.size).reshape(piece.shape) + piece.offset - self._priv_size
-                axes = seat_axes.get(piece.name, ())
-                if 0 in axes:
-                    base = base[rot]
-                if 1 in axes:
-                    base = base[:, rot]
-                if "cols" in axes:
-                    cols = np.arange(piece.shape[1])
-                    cols[2 : 2 + n] = 2 + rot
-                    base = base[:, cols]
-                parts.append(base.ravel())
-            self._gidx.append(np.concatenate(parts))
-        _GATHER_CACHE[n] = self._gidx
-
-    def _make_pub_views(self) -> dict[str, np.ndarray]:
-        lay, base = self.observation_layout, self._priv_size
-        return {
-            piece.name: self._pub[piece.offset - base : piece.offset - base + piece.size].reshape(piece.shape)
-            for piece in lay.pieces
-            if piece.offset >= base
-        }
-
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        del state["_pub_views"]  # views into _pub: rebuilt on copy
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._pub_views = self._make_pub_views()
-
     def _knowledge(self) -> tuple[np.ndarray, np.ndarray]:
         key = (tuple(self.revealed), tuple(self.cleared), len(self.peeks), self.roles.tobytes())
         if key != self._know_key:
@@ -1432,76 +1566,81 @@ class Artifacts(Game):
         return self._kr, self._ks
 
     def _build_public(self) -> None:
-        v = self._pub_views
-        self._pub[:] = 0
-        v["alive"][:] = self.alive
-        v["revealed"][:] = self.revealed
-        v["silenced"][:] = [su >= self.round for su in self.silenced_until]
-        v["silence_left"][:] = [max(0, su - self.round) / MAX_SILENCE for su in self.silenced_until]
-        v["ability_used"][:] = self.ability_used
-        v["cleared"][:] = self.cleared
+        """The public vector (absolute seats): each piece written at its place in the layout."""
+        if self._pub is None:
+            self._pub = np.empty(self._pub_fixed.size, dtype=np.float32)
+        pub, at = self._pub, self._at
+        pub[:] = self._pub_fixed  # the site and the role chart
+        pub[at["alive"]] = self.alive
+        pub[at["revealed"]] = self.revealed
+        pub[at["silenced"]] = [su >= self.round for su in self.silenced_until]
+        pub[at["silence_left"]] = [max(0, su - self.round) / MAX_SILENCE for su in self.silenced_until]
+        pub[at["ability_used"]] = self.ability_used
+        pub[at["cleared"]] = self.cleared
         if self.drawer >= 0:
-            v["drawer"][self.drawer] = 1
+            pub[at["drawer"].start + self.drawer] = 1
         if self.card >= 0:
             c = self.card
-            v["card"][
-                c // PIECES_PER_ARTIFACT if c < NUM_ARTIFACT_CARDS else c - NUM_ARTIFACT_CARDS + NUM_ARTIFACTS
+            pub[
+                at["card"].start
+                + (
+                    c // PIECES_PER_ARTIFACT
+                    if c < NUM_ARTIFACT_CARDS
+                    else c - NUM_ARTIFACT_CARDS + NUM_ARTIFACTS
+                )
             ] = 1
-        cs = v["card_status"]
-        cs[0] = self.card_in_hand
-        cs[1:] = self.mods
-        v["storage"][:] = self.storage
-        v["storage"][:] /= 5
+        cs = at["card_status"].start
+        pub[cs] = self.card_in_hand
+        pub[cs + 1 : cs + 5] = self.mods
+        pub[at["storage"]] = self.storage
+        pub[at["storage"]] /= 5
         if not self.spain:
-            v["sold"][:] = self.sold
-            v["sold"][:] /= 5
-            v["discard"][:] = self.discard
-            v["discard"][:] /= 5
-        ps = v["pile_sizes"]
-        ps[0] = self.capacity / 6
-        ps[1] = sum(self.sold) / 25
-        ps[2] = sum(self.discard) / 25
-        ps[3] = len(self.pile) / 50
+            pub[at["sold"]] = self.sold
+            pub[at["sold"]] /= 5
+            pub[at["discard"]] = self.discard
+            pub[at["discard"]] /= 5
+        ps = at["pile_sizes"].start
+        pub[ps] = self.capacity / 6
+        pub[ps + 1] = sum(self.sold) / 25
+        pub[ps + 2] = sum(self.discard) / 25
+        pub[ps + 3] = len(self.pile) / 50
         if self.vault is not None:
-            v["vault"][:] = self.vault.ranges() / PIECES_PER_ARTIFACT
-        v["events_gone"][:] = self.events_gone
+            pub[at["vault"]] = (self.vault.ranges() / PIECES_PER_ARTIFACT).ravel()
+        pub[at["events_gone"]] = self.events_gone
         for d in self.delayed:
-            v["delayed"][d[0]] = (d[1] - self.round + 1) / (MAX_DELAY + 1)
-        fl = v["flags"]
-        fl[0] = self.capacity > STORAGE_LIMIT
-        fl[1] = self.shaman_curse
-        fl[2] = self.suggested >= 0
-        fl[3] = self.called_now
+            pub[at["delayed"].start + d[0]] = (d[1] - self.round + 1) / (MAX_DELAY + 1)
+        fl = at["flags"].start
+        pub[fl] = self.capacity > STORAGE_LIMIT
+        pub[fl + 1] = self.shaman_curse
+        pub[fl + 2] = self.suggested >= 0
+        pub[fl + 3] = self.called_now
         if self.suggested >= 0:
-            v["resource"][self.suggested] = 1
-        v["resources_bought"][:] = self.resources_bought
-        v["resources_bought"][:] /= MAX_PURCHASES
-        v["round"][0] = self.round / MAX_ROUNDS
-        v["site"][SITES.index(self.config.site)] = 1
-        for r in self.chart:
-            v["chart"][r] += 0.25
+            pub[at["resource"].start + self.suggested] = 1
+        pub[at["resources_bought"]] = self.resources_bought
+        pub[at["resources_bought"]] /= MAX_PURCHASES
+        pub[at["round"].start] = self.round / MAX_ROUNDS
         if self.last_vote_kind >= 0:
-            v["last_vote_kind"][self.last_vote_kind] = 1
-            v["last_vote"][:] = self.last_vote
-        v["keep_sell_record"][:] = self.keep_sell / MAX_ARTIFACT_DRAWS
-        v["majority_record"][:] = self.majority_record / VOTES_PER_SEAT
-        v["election_record"][:] = self.election_record / MAX_ELECTIONS
-        v["talk_last"][:] = self.talk_last
-        v["talk_record"][:] = self.talk_record / MAX_ELECTIONS
+            pub[at["last_vote_kind"].start + self.last_vote_kind] = 1
+            pub[at["last_vote"]] = self.last_vote.ravel()
+        pub[at["keep_sell_record"]] = (self.keep_sell / MAX_ARTIFACT_DRAWS).ravel()
+        pub[at["majority_record"]] = (self.majority_record / VOTES_PER_SEAT).ravel()
+        pub[at["election_record"]] = (self.election_record / MAX_ELECTIONS).ravel()
+        pub[at["talk_last"]] = self.talk_last.ravel()
+        pub[at["talk_record"]] = (self.talk_record / MAX_ELECTIONS).ravel()
         self._pub_dirty = False
         self._pub_actor = -1
 
     def observation(self, player: int) -> np.ndarray:
         if self._pub_dirty:
             self._build_public()
-        v = self._pub_views
+        pub, at = self._pub, self._at
         actor = self.current_player()
         if actor != self._pub_actor:  # the player to act and the phase change without a public event
-            v["to_act"][:] = 0
-            v["phase"][:] = 0
+            pub[at["to_act"]] = 0
+            pub[at["phase"]] = 0
             if actor >= 0:
-                v["to_act"][actor] = 1
-                v["phase"][self.phase] = 1
+                pub[at["to_act"].start + actor] = 1
+                pub[at["phase"].start + self.phase] = 1
             self._pub_actor = actor
         kr, ks = self._knowledge()
         p = player
@@ -1512,7 +1651,7 @@ class Artifacts(Game):
         end = R + self.num_players * R
         out[R:end] = kr[p][rot].ravel()
         out[end : self._priv_size] = ks[p][rot].ravel()
-        out[self._priv_size :] = self._pub[self._gidx[p]]
+        out[self._priv_size :] = pub[self._gidx[p]]
         return out
 
     def state_tensor(self) -> np.ndarray:
@@ -1535,33 +1674,37 @@ class Artifacts(Game):
 
     # ===== determinization ==========================================================================
     def resample_hidden(self, player: int, rng: np.random.Generator) -> Artifacts:
+        """A state drawn from those p cannot tell from this one, as a function of p's information and
+        rng alone: every draw starts from a canonical (sorted) pool, never from the true arrangement,
+        and the sample's own chance is seeded from rng."""
         p = player
-        g = self.clone()
-        g.rng = np.random.default_rng(int(rng.integers(2**63)))
+        g = self._copy(np.random.default_rng(int(rng.integers(2**63))))
+        g.log = [f"(a state drawn for player {p}: the hidden roles, checks, ballots and cards redrawn)"]
         # roles: keep what p knows; re-deal the rest of the chart under every side constraint
         g.roles = self._consistent_roles(p, rng)
+        # whom other seats checked privately: any seat they could have named
+        for i, (who, _) in enumerate(self.peeks):
+            options = self.peek_options.get(i)
+            if who != p and options:
+                g.peeks[i] = (who, options[int(rng.integers(len(options)))])
         # other voters' secret ballots in the open vote
         if self.phase >= 0 and IS_VOTE[self.phase]:
             for s in self.actors[: self.ai]:
                 if s != p:
                     g.ballots[s] = self._random_ballot(g, s, rng)
-        # the draw pile's order; under Spain also the face-down Sold and Discard, drawn among the
-        # contents the whole public history allows (the vault), the pile holding the rest
+        # the draw pile; under Spain also the face-down Sold and Discard, drawn among the contents the
+        # whole public history allows (the vault), the pile holding the rest
+        hidden = self.hidden_pieces()
         if self.vault is not None:
             config = self.vault.draw(rng)
             g.sold, g.discard = list(config[:NUM_ARTIFACTS]), list(config[NUM_ARTIFACTS:])
-            counts = Vault.pile(config, self.hidden_pieces())
-            held = {self.card} if self.card_in_hand else set()
-            new_pile = [c for c in self.pile if c >= NUM_ARTIFACT_CARDS]
-            for a in range(NUM_ARTIFACTS):  # concrete card ids: any not in hand
-                ids = [c for c in range(a * 5, a * 5 + 5) if c not in held]
-                new_pile += ids[: counts[a]]
-            g.pile = new_pile
-        g.pile = list(g.pile)
+        in_pile = [hidden[a] - g.sold[a] - g.discard[a] for a in range(NUM_ARTIFACTS)]
+        g.pile = canonical_pile(in_pile, self.events_gone)
         rng.shuffle(g.pile)
-        g.pile = [int(c) for c in g.pile]
+        if self.card < NUM_ARTIFACT_CARDS:  # pieces of one artifact look alike: a canonical id
+            g.card = self.card // PIECES_PER_ARTIFACT * PIECES_PER_ARTIFACT + PIECES_PER_ARTIFACT - 1
         g._mask_cache = None
-        g._pub_dirty = True
+        g._know_key = None
         return g
 
     def _consistent_roles(self, p: int, rng: np.random.Generator) -> np.ndarray:
@@ -1571,20 +1714,18 @@ class Artifacts(Game):
         side). All constraints hold together (a cleared seat p also checked stays a true Academic)."""
         n = self.num_players
         free = [s for s in range(n) if not self.knows_role(p, s)]
-        need: list[tuple[int, tuple, int]] = [(s, ROLE_SIDE, ACADEMICS) for s in free if self.cleared[s]]
-        need += [
-            (whom, APPARENT_SIDE, APPARENT_SIDE[int(self.roles[whom])])
-            for who, whom in self.peeks
-            if who == p and whom in free
-        ]
-        pool = np.array([int(self.roles[s]) for s in free], dtype=np.int64)
+        pool = sorted(int(self.roles[s]) for s in free)  # the chart less the known roles
+        seen = {whom: APPARENT_SIDE[int(self.roles[whom])] for who, whom in self.peeks if who == p}
+        allowed: list[frozenset[int] | None] = []
+        for s in free:
+            ok = EVERY_ROLE
+            if self.cleared[s]:
+                ok &= ACADEMIC_ROLES
+            if s in seen:
+                ok &= APPEARING_AS[seen[s]]
+            allowed.append(None if ok == EVERY_ROLE else ok)
         roles = self.roles.copy()
-        where = {s: i for i, s in enumerate(free)}
-        for _ in range(1000):  # rejection keeps the draw uniform; the true deal always qualifies
-            perm = pool[rng.permutation(len(pool))]
-            if all(table[int(perm[where[s]])] == side for s, table, side in need):
-                roles[free] = perm
-                break
+        roles[free] = constrained_deal(pool, allowed, rng)
         return roles
 
     def _random_ballot(self, g: Artifacts, s: int, rng: np.random.Generator) -> int:

@@ -46,6 +46,12 @@ class Vault:
                 out.append(sold + discard)
         return cls(out)
 
+    def copy(self) -> Vault:
+        """An independent copy (the set is an immutable tuple: shared until one of them changes)."""
+        out = Vault.__new__(Vault)
+        out.configs, out._ranges = self.configs, self._ranges
+        return out
+
     def __contains__(self, config: Config) -> bool:
         return tuple(config) in set(self.configs)
 

@@ -6,6 +6,7 @@ from .game import Game, GameType
 from .layout import Layout, PieceSpec, piece
 from .policies import RandomPolicy
 from .registry import GameSpec
+from .search import Search, SearchBudget
 
 __all__ = [
     "ConfigError",
@@ -17,6 +18,8 @@ __all__ = [
     "PieceSpec",
     "OrderError",
     "RandomPolicy",
+    "Search",
+    "SearchBudget",
     "build_config",
     "piece",
 ]

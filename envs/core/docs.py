@@ -35,8 +35,17 @@ def game_section(spec, config: dict | None = None) -> str:
         "",
         f"**Game type** (`game_type()`, with {shown}): {type_line(game.game_type())}",
         "",
+        f"**Search** (`search`, unguided): {search_line(spec)}",
+        "",
     ]
     return "\n".join(lines)
+
+
+def search_line(spec) -> str:
+    """The unguided search's defaults for this game (GameSpec.search)."""
+    who = "the scripted players" if spec.search.rollout == "scripted" else "uniformly random play"
+    opens = "each node opens the scripted player's action first; " if spec.scripted_policy else ""
+    return f"{opens}simulated games finished by {who}, {spec.search.simulations} simulations per decision."
 
 
 def type_line(kind) -> str:

@@ -14,6 +14,7 @@ from .errors import IllegalActionError, OrderError
 from .game import as_action
 from .registry import GameSpec
 from .render import show
+from .search import reads_game, unguided_search
 
 MAX_REDEALS = 100
 
@@ -23,7 +24,10 @@ class SingleSeatEnv(gymnasium.Env):
 
     opponents: None (uniform random over legal actions), one callable
     `policy(observation, action_mask) -> action` for every other seat, or a list with one per seat
-    (the learner's own entry is ignored). Optional hooks of a policy: `reset()`, called at the start of
+    (the learner's own entry is ignored). A name stands for a player too: "random", "scripted",
+    "search" (envs.core.search.Search: ISMCTS from the seat's information) or "search:<run>" (search
+    guided by a trained run; needs the training package); a Search object plays through
+    `act(game, seat)`. Optional hooks of a policy: `reset()`, called at the start of
     every game; `for_seat(seat) -> policy`, asked for one policy per seat when a single policy plays
     several seats (so each keeps its own recurrent state). A policy gets a mask it may write to.
     seat: the learner's seat, or None for a random seat each episode. Observations are the flat vector
@@ -59,6 +63,7 @@ class SingleSeatEnv(gymnasium.Env):
         self.spec_ = game if isinstance(game, GameSpec) else spec(game)
         self.game_class = self.spec_.game_class
         self.config = build_config(self.game_class.config_class, config)
+        self._options = dict(config)
         probe = self.game_class(self.config, np.random.default_rng(0))
         self.num_players = probe.num_players
         if seat is not None and (
@@ -101,7 +106,9 @@ class SingleSeatEnv(gymnasium.Env):
     def _seat_policies(self, opponents) -> list[Callable | None]:
         if opponents is None:
             return [None] * self.num_players
-        if callable(opponents):
+        if isinstance(opponents, str):
+            return [self._named_policy(opponents, s) for s in range(self.num_players)]
+        if callable(opponents) or reads_game(opponents):
             # a policy with recurrent state gives each seat its own copy (the policy protocol below)
             for_seat = getattr(opponents, "for_seat", None)
             if callable(for_seat):
@@ -110,7 +117,31 @@ class SingleSeatEnv(gymnasium.Env):
         opponents = list(opponents)
         if len(opponents) != self.num_players:
             raise ValueError(f"give one opponent policy per seat ({self.num_players}), got {len(opponents)}")
-        return opponents
+        return [self._named_policy(o, s) if isinstance(o, str) else o for s, o in enumerate(opponents)]
+
+    def _named_policy(self, name: str, seat: int):
+        """ "random", "scripted", "search" (ISMCTS), or "search:<run>" (guided by a trained run: this asks
+        the training package, which must be installed, for it)."""
+        if name == "random":
+            return None
+        if name == "scripted":
+            if self.spec_.scripted_policy is None:
+                raise ValueError(f"{self.spec_.name} has no scripted player")
+            return self.spec_.scripted_policy(self.config, seat)
+        if name == "search":
+            return unguided_search(self.spec_, self.config, seed=seat)
+        if name.startswith("search:"):
+            try:
+                from training.games import spec_info
+                from training.search import search_agent
+            except ImportError as exc:
+                raise ValueError(
+                    f"{name!r} needs the training package: pip install 'tabletop-rl[train]'"
+                ) from exc
+            return search_agent(name, spec_info(self.spec_, self._options), seed=seat)
+        raise ValueError(
+            f"unknown opponent {name!r}: use 'random', 'scripted', 'search', 'search:<run>' or a policy"
+        )
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -171,6 +202,8 @@ class SingleSeatEnv(gymnasium.Env):
             if policy is None:
                 legal = np.flatnonzero(mask)
                 action = int(legal[rng.integers(len(legal))])
+            elif reads_game(policy):  # a search agent: it reads the game through resample_hidden only
+                action = policy.act(game, player)
             else:  # a copy: the policy may write to its mask
                 action = policy(game.observation(player), mask.copy())
             game.apply_action(action)

@@ -12,6 +12,16 @@ from .config import build_config
 
 
 @dataclass(frozen=True)
+class SearchDefaults:
+    """How the unguided search (envs.core.search) plays this game unless told otherwise: who finishes
+    its simulated games ("scripted" players or "random" play) and how many simulations a decision gets
+    (sized to about half a second a decision on one core)."""
+
+    rollout: str = "scripted"
+    simulations: int = 100
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """A game as the generic checks, the Gymnasium face, benchmarks and training see it."""
 
@@ -26,6 +36,7 @@ class GameSpec:
     invariant_doc: str = ""
     reward_doc: str = ""  # how returns are paid (team or individual, options)
     players_doc: str = ""  # player counts and variants
+    search: SearchDefaults = SearchDefaults()
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

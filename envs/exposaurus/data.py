@@ -192,3 +192,22 @@ def _check_table() -> None:
 
 
 _check_table()
+
+
+# ----- phases of a decision ------------------------------------------------------------------
+DIE, RECRUIT, EXPEDITION, PLACE, GEM, OVER = range(6)
+PHASE_NAMES = ("die", "recruitment", "expedition", "placement", "gem choice", "over")
+NUM_PHASES = 5
+
+# where a tile is
+W_STOCK, W_DISPLAY, W_HAND, W_BOX, W_MUSEUM = range(5)
+WHERE_NAMES = ("stock", "display", "being placed", "box", "museum")
+# what lies on a displayed tile
+M_NONE, M_SCIENTIST, M_DISC = 0, 1, 2
+# claim disc status
+DISC_UNUSED, DISC_ON_TILE, DISC_SPENT = 0, 1, 2
+
+# ----- the museum grid: 7x7 cells, the starting tile in the centre; any 4x4 box around it fits ----
+SIDE = 2 * MUSEUM_LIMIT - 1
+CELLS = SIDE * SIDE
+CENTRE = (SIDE // 2) * SIDE + SIDE // 2

@@ -13,10 +13,17 @@ import numpy as np
 from envs.core.render import Canvas, font, view_title
 
 from .data import (
+    DIE,
     EDGE_COLOURS,
     EDGE_NAMES,
     FOSSIL_COST,
     KINDS,
+    M_DISC,
+    M_NONE,
+    M_SCIENTIST,
+    OVER,
+    PHASE_NAMES,
+    SIDE,
     TILE_COST,
     TILE_KIND,
     TILE_START,
@@ -54,7 +61,6 @@ def _you(p: int, player: int | None) -> str:
 
 
 def _status(game, player: int | None) -> str:
-    from .rules import DIE, OVER, PHASE_NAMES
 
     if game.phase == OVER:
         scores = ", ".join(f"player {p} {s}" for p, s in enumerate(game.scores()))
@@ -90,7 +96,6 @@ def _notes(game, player: int | None) -> list[str]:
 
 
 def _marker_text(game, t: int) -> str:
-    from .rules import M_DISC, M_NONE
 
     if game.marker[t] == M_NONE:
         return ""
@@ -126,7 +131,6 @@ def text(game, player: int | None) -> str:
 
 def museum_lines(game, p: int) -> list[str]:
     """The museum as a grid of cells `kind NESW` with row and column numbers (the place actions')."""
-    from .rules import SIDE
 
     rmin, rmax, cmin, cmax = game.box[p]
     width = 16
@@ -198,7 +202,6 @@ def _tile(canvas: Canvas, pen: _Pen, x: int, y: int, t: int, edges) -> None:
 
 
 def _marker(canvas: Canvas, game, x: int, y: int, t: int) -> None:
-    from .rules import M_DISC, M_SCIENTIST
 
     if game.marker[t] == M_SCIENTIST:
         canvas.box(x, y, 12, 12, SEAT_FILL[game.marker_owner[t]], outline=INK)
@@ -216,7 +219,6 @@ def draw(game, player: int | None = None) -> np.ndarray:
 
 def draw_with_layout(game, player: int | None = None, record: bool = True) -> tuple[np.ndarray, _Pen]:
     """The picture and the pen that drew it (its text and tile boxes)."""
-    from .rules import OVER, SIDE
 
     n = game.num_players
     width = max(n * (MUSEUM_W + 12) + 12, 900)

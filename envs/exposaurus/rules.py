@@ -16,21 +16,32 @@ equal to a vector rebuilt from scratch.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 import numpy as np
 
 from envs.core import ConfigError, Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
+from envs.core.game import copy_rng, copy_state
 
 from .data import (
+    CELLS,
+    CENTRE,
     CLAIM_DISC_POINTS,
+    DIE,
     DIE_SIDES,
+    DISC_ON_TILE,
+    DISC_SPENT,
+    DISC_UNUSED,
     END_TILES,
+    EXPEDITION,
+    GEM,
     GEM_COLOURS,
     GEMS_PER_COLOUR,
     KINDS,
+    M_DISC,
+    M_NONE,
+    M_SCIENTIST,
     MAX_DECISIONS,
     MAX_DISCOVERIES,
     MAX_GEM_CHOICES,
@@ -41,17 +52,28 @@ from .data import (
     NUM_FOSSILS,
     NUM_GEM_COLOURS,
     NUM_KINDS,
+    NUM_PHASES,
     NUM_TILES,
+    OVER,
     PALEONTOLOGIST_DISCOUNT,
     PALEONTOLOGIST_POINTS,
+    PHASE_NAMES,
+    PLACE,
+    RECRUIT,
     REWARDS,
     SCIENTIST_ON_TILE_DISCOUNT,
     SCIENTISTS,
+    SIDE,
     STARTING_TILES,
     TILE_COST,
     TILE_EDGES,
     TILE_KIND,
     TILE_START,
+    W_BOX,
+    W_DISPLAY,
+    W_HAND,
+    W_MUSEUM,
+    W_STOCK,
     YELLOW,
     YELLOW_GEM_TILE,
     max_score,
@@ -60,23 +82,6 @@ from .data import (
     tile_name,
 )
 
-# ----- phases of a decision ------------------------------------------------------------------
-DIE, RECRUIT, EXPEDITION, PLACE, GEM, OVER = range(6)
-PHASE_NAMES = ("die", "recruitment", "expedition", "placement", "gem choice", "over")
-NUM_PHASES = 5
-
-# where a tile is
-W_STOCK, W_DISPLAY, W_HAND, W_BOX, W_MUSEUM = range(5)
-WHERE_NAMES = ("stock", "display", "being placed", "box", "museum")
-# what lies on a displayed tile
-M_NONE, M_SCIENTIST, M_DISC = 0, 1, 2
-# claim disc status
-DISC_UNUSED, DISC_ON_TILE, DISC_SPENT = 0, 1, 2
-
-# ----- the museum grid: 7x7 cells, the starting tile in the centre; any 4x4 box around it fits ----
-SIDE = 2 * MUSEUM_LIMIT - 1
-CELLS = SIDE * SIDE
-CENTRE = (SIDE // 2) * SIDE + SIDE // 2
 DR = (-1, 0, 1, 0)  # north, east, south, west
 DC = (0, 1, 0, -1)
 NEIGHBOURS = tuple(
@@ -687,23 +692,39 @@ class Exposaurus(Game):
             cost -= SCIENTIST_ON_TILE_DISCOUNT
         return max(0, cost)
 
-    def can_excavate(self, t: int, with_paleontologist: bool) -> str | None:
-        """None if the current player may excavate displayed tile t now, else the reason."""
+    def excavation_problem(self, t: int, with_paleontologist: bool) -> tuple | None:
+        """None if the current player may excavate displayed tile t now (with the paleontologist or not),
+        else what stands in the way, as data (`excavation_refusal` words it). The one statement of the
+        rule: the legal mask, the effect and the illegal-action reason all read it."""
         p = self.player
         if self.where[t] != W_DISPLAY:
-            return f"tile {t} is not in the display"
+            return ("not displayed", t)
+        if len(self.tiles_of[p]) >= END_TILES:
+            return ("museum complete", END_TILES)
         if self.marker[t] == M_DISC and self.marker_owner[t] != p:
-            return f"tile {t} carries player {self.marker_owner[t]}'s claim disc"
+            return ("claimed", t, self.marker_owner[t])
         if with_paleontologist:
             if not self.paleo[p]:
-                return "the paleontologist is already used"
+                return ("paleontologist used",)
             if not paleontologist_allowed(t):
-                kind = KINDS[TILE_KIND[t]]
-                return f"the paleontologist only helps with bones, claws and footprints, not a {kind}"
+                return ("paleontologist kind", KINDS[TILE_KIND[t]])
         need = self.excavation_cost(t, with_paleontologist)
         if need > self.camp[p]:
-            return f"it needs {need} scientists and the base camp has {self.camp[p]}"
+            return ("too few scientists", need, self.camp[p])
         return None
+
+    @staticmethod
+    def excavation_refusal(problem: tuple) -> str:
+        what, *details = problem
+        words = {
+            "not displayed": "tile {} is not in the display",
+            "museum complete": "the museum already holds {} tiles",
+            "claimed": "tile {} carries player {}'s claim disc",
+            "paleontologist used": "the paleontologist is already used",
+            "paleontologist kind": "the paleontologist only helps with bones, claws and footprints, not a {}",
+            "too few scientists": "it needs {} scientists and the base camp has {}",
+        }
+        return words[what].format(*details)
 
     def excavation(self, t: int, with_paleontologist: bool) -> None:
         """Pay the scientists, take the tile from the display; it is placed next (PLACE phase)."""
@@ -792,18 +813,10 @@ class Exposaurus(Game):
                     mask[A_DISCOVER] = True
                 if self.disc[p] == DISC_UNUSED:
                     mask[A_DISCOVER_DISC] = True
-            paleo = self.paleo[p]
-            marker, owner = self.marker, self.marker_owner
-            display = self.display if len(self.tiles_of[p]) < END_TILES else ()
-            for t in display:
-                m = marker[t]
-                if m == M_DISC and owner[t] != p:
-                    continue
-                cost = TILE_COST[t] - (m == M_SCIENTIST)
-                if cost <= camp:
-                    mask[A_EXCAVATE + t] = True
-                if paleo and cost - PALEONTOLOGIST_DISCOUNT <= camp and TILE_KIND[t] in (3, 4, 5):
-                    mask[A_EXCAVATE_PALEO + t] = True
+            problem = self.excavation_problem
+            for t in self.display:
+                mask[A_EXCAVATE + t] = problem(t, False) is None
+                mask[A_EXCAVATE_PALEO + t] = problem(t, True) is None
             mask[A_QUIT] = True
         elif phase == PLACE:
             for cell in self._placement_cells(p):
@@ -883,7 +896,8 @@ class Exposaurus(Game):
                 return "the claim disc is already used"
             paleo = action >= A_EXCAVATE_PALEO
             t = action - (A_EXCAVATE_PALEO if paleo else A_EXCAVATE)
-            return self.can_excavate(t, paleo) or "not allowed"
+            problem = self.excavation_problem(t, paleo)
+            return self.excavation_refusal(problem) if problem else "not allowed"
         if phase == PLACE:
             cell = (action - A_PLACE) // 4
             if self.grid[p][cell] >= 0:
@@ -935,39 +949,22 @@ class Exposaurus(Game):
     def resample_hidden(self, player: int, rng: np.random.Generator) -> Exposaurus:
         """Everyone sees the same table: only the stock's order and future die rolls are hidden."""
         game = self.clone()
+        game.stock = sorted(game.stock)  # the draw must not depend on the true order
         rng.shuffle(game.stock)
         game.stock = [int(t) for t in game.stock]
         game.rng = np.random.default_rng(int(rng.integers(2**63)))
         return game
 
+    # the mutable state (clone copies these; everything else is the configuration's, shared)
+    STATE_LISTS = (
+        "where", "owner", "marker", "marker_owner", "display", "camp", "museum_sci", "field_sci",
+        "national", "supply", "paleo", "disc", "group_points", "unseen", "start_tile", "stock", "winners",
+    )  # fmt: skip
+    STATE_NESTED = ("grid", "rotation", "cell_edges", "tiles_of", "box", "gems", "group_sizes")
+
     def clone(self) -> Exposaurus:
-        game = copy.copy(self)
-        game.where = self.where[:]
-        game.owner = self.owner[:]
-        game.marker = self.marker[:]
-        game.marker_owner = self.marker_owner[:]
-        game.display = self.display[:]
-        game.grid = [g[:] for g in self.grid]
-        game.rotation = [g[:] for g in self.rotation]
-        game.cell_edges = [g[:] for g in self.cell_edges]
-        game.tiles_of = [g[:] for g in self.tiles_of]
-        game.box = [b[:] for b in self.box]
-        game.camp = self.camp[:]
-        game.museum_sci = self.museum_sci[:]
-        game.field_sci = self.field_sci[:]
-        game.national = self.national[:]
-        game.gems = [g[:] for g in self.gems]
-        game.supply = self.supply[:]
-        game.paleo = self.paleo[:]
-        game.disc = self.disc[:]
-        game.group_points = self.group_points[:]
-        game.group_sizes = [g[:] for g in self.group_sizes]
-        game.unseen = self.unseen[:]
-        game.start_tile = self.start_tile[:]
-        game.stock = self.stock[:]
-        game.winners = self.winners[:]
-        game._pub = self._pub.copy()
-        game.rng = copy.deepcopy(self.rng)
+        game = copy_state(self, self.STATE_LISTS, ("_pub",), self.STATE_NESTED)
+        game.rng = copy_rng(self.rng)
         game._mask_cache = None
         return game
 

@@ -13,7 +13,6 @@ Item steps are frames on a stack: a decision frame names a mask function and a c
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from math import prod
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from envs.core import Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
+from envs.core.game import copy_state
 
 from .data import (
     ACCOUNTANT_MOVES,
@@ -237,6 +237,40 @@ class _ObsSource:
         self.grid = buf[plan.grid :].reshape(t, t)
         self.cand = np.empty((n, t), dtype=bool)
         self.nums = plan.nums
+
+
+def _draw_distinct(players: list[int], options: dict[int, list[int]], rng: np.random.Generator) -> dict:
+    """Each player, in the given order, a distinct Guest drawn at random among their options, keeping
+    at every step a distinct choice possible for the players still to draw (so it never fails when
+    one assignment exists, and never needs the true one)."""
+    chosen: dict[int, int] = {}
+    for i, q in enumerate(players):
+        later = players[i + 1 :]
+        left = [x for x in options[q] if x not in chosen.values()]
+        while True:
+            x = left.pop(int(rng.integers(len(left))))
+            if not later or _matchable(later, options, {*chosen.values(), x}):
+                break
+        chosen[q] = x
+    return chosen
+
+
+def _matchable(players: list[int], options: dict[int, list[int]], used: set[int]) -> bool:
+    """Whether the players can hold distinct Guests from their options outside `used` (a bipartite
+    matching by augmenting paths; at most 5 players)."""
+    holder: dict[int, int] = {}
+
+    def place(q: int, visited: set[int]) -> bool:
+        for x in options[q]:
+            if x in used or x in visited:
+                continue
+            visited.add(x)
+            if x not in holder or place(holder[x], visited):
+                holder[x] = q
+                return True
+        return False
+
+    return all(place(q, set()) for q in players)
 
 
 # per player count: the geometry and layouts (read-only, shared by every game of that size)
@@ -564,8 +598,12 @@ class Exposed(Game):
         self.ctx_item = -1
         self.winners: list[int] = []
         self.over = False
-        self.frames: list[list] = []
+        self.frames: list[tuple] = []  # never changed in place (a clone copies the list only)
         self.turn = int(rng.integers(n))  # Reading: the first player is random
+        # every chance of the game is drawn: the grid, the deck order, the first player. The engine
+        # keeps no generator, so a clone has none to copy and a resampled world no hidden chance left
+        # but the deck order, which `resample_hidden` redraws
+        self.rng = None
         self._start_turn(self.turn)
 
     # ================================================================ small helpers
@@ -580,26 +618,6 @@ class Exposed(Game):
     @property
     def cop(self) -> np.ndarray:
         return self.kept[:, 2]
-
-    _SHARED = frozenset(
-        (
-            "config",
-            "observation_layout",
-            "state_layout",
-            "surround",
-            "near",
-            "rowcol",
-            "line_mask",
-            "line_cells",
-            "edges",
-            "edge_of",
-            "corners",
-            "_arange_t",
-            "_perms",
-            "_block_offset",
-            "_flag_layout",
-        )
-    )
 
     def _flag_shapes(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
         """The boolean tables packed (in this order) in `_flags`; `_ObsPlan` mirrors the order."""
@@ -625,30 +643,34 @@ class Exposed(Game):
         ("c_exp", "knows", "last_kind", "last_seats", "last_items", "g_mark", "g_disc", "last_guests")
     )
 
+    # the mutable state, by how `clone` copies it; everything else a game holds is fixed for its
+    # configuration (geometry, layouts, action offsets: shared) or an immutable value
+    _STATE_ARRAYS = ("_flags", "c_guest", "g_cell", "c_wal", "public_cand", "dentist_cand", "kept")
+    _STATE_LISTS = (  # lists of immutable items (frames and Dentist records are never changed in place)
+        "stash",
+        "ident",
+        "deck",
+        "deck_seen",
+        "g_owner",
+        "p_exp",
+        "known_by",
+        "epoch",
+        "marks",
+        "stolen",
+        "discard",
+        "ctx_cells",
+        "ctx_seats",
+        "winners",
+        "frames",
+        "dentist_records",
+    )
+    _SCRATCH = ("_obs_src", "_obs_cache")  # per-game observation buffers, made again on first use
+
     def clone(self) -> Exposed:
-        """A fast independent copy (the geometry and layouts are shared; they never change)."""
-        new = object.__new__(type(self))
-        d = new.__dict__
-        flag_names = self._FLAG_NAMES
-        for key, value in self.__dict__.items():
-            if key in self._SHARED:
-                d[key] = value
-            elif key in flag_names:
-                continue  # views of _flags, bound again below
-            elif isinstance(value, np.ndarray):
-                d[key] = value.copy()
-            elif key in ("frames", "move_rec"):
-                d[key] = [list(x) for x in value]
-            elif isinstance(value, list):
-                d[key] = list(value)
-            elif key == "rng":
-                d[key] = copy.deepcopy(value)
-            elif key in ("_obs_cache", "_obs_src", "_mask_cache"):
-                continue
-            else:
-                d[key] = value  # ints, bools, strings
+        """An independent copy: the mutable state copied, the rest shared (the legal mask cache
+        too: it is read-only and the state is the same)."""
+        new = copy_state(self, self._STATE_LISTS, self._STATE_ARRAYS, ("move_rec",), self._SCRATCH)
         new._bind_flags()
-        new._mask_cache = None
         return new
 
     def __getstate__(self):
@@ -780,7 +802,7 @@ class Exposed(Game):
 
     # ================================================================ turn structure
     def _push(self, *frame) -> None:
-        self.frames.append(list(frame))
+        self.frames.append(frame)
 
     def _call(self, fn: str, *args) -> None:
         self._push(CALL, -1, fn, args)
@@ -794,8 +816,8 @@ class Exposed(Game):
             self.last_seats[p].fill(False)
             self.last_items[p].fill(False)
         frames = self.frames
-        frames.append([CALL, -1, "_end_action", ()])
-        frames.append([ACTION, p])
+        frames.append((CALL, -1, "_end_action", ()))
+        frames.append((ACTION, p))
         if self.kept_any:
             if self.kept[p, 1]:
                 self._push(MOVE1, p, True)  # the Soldier's free Move: optional (Reading)
@@ -966,10 +988,31 @@ class Exposed(Game):
         touched = self.last_guests[self.turn]  # both tiles touched (`_touch`)
         touched[ga] = touched[gb] = True
 
+    def _steal_conditions(self, p: int) -> tuple[tuple[np.ndarray, str], tuple[np.ndarray, str]]:
+        """STEAL (the action and the Mechanic's extra Steal), written once: by tile, each condition
+        with why a tile failing it may not be robbed. The legal mask is every condition met
+        (`_steal_targets`); an illegal Steal's reason is the first one failed (`_steal_refusal`)."""
+        c = self._guest_cell(p)
+        reach = self.near[c].copy()  # the tiles surrounding your Guest, and your Guest itself ...
+        reach[c] = not self.p_exp[p]  # ... only while you are unexposed (FAQ; printed rulebook)
+        return (
+            (reach, "you may steal only from a tile surrounding your Guest, or your own while unexposed"),
+            (self.c_wal > 0, "that tile has no Wallet to steal"),
+        )
+
+    def _steal_targets(self, p: int) -> np.ndarray:
+        """The tiles p may steal from (the Steal block of the mask, as tile booleans)."""
+        (reach, _), (wallets, _) = self._steal_conditions(p)
+        return reach & wallets
+
+    def _steal_refusal(self, p: int, cell: int) -> str:
+        return next((why for allowed, why in self._steal_conditions(p) if not allowed[cell]), "it is allowed")
+
     def _steal(self, p: int, cell: int) -> None:
-        """STEAL: a Wallet from a surrounding tile (or your own while unexposed)."""
+        """STEAL: a Wallet from a tile within reach (`_steal_conditions`)."""
         self._touch(cell)
-        # the thief's tile surrounds the target, or is it (stealing from yourself)
+        # what the reach tells the table: the thief's Guest is the robbed tile or surrounds it
+        # (`near` is the rule's reach, and symmetric)
         self._constrain(p, self._guests_where(self.near[cell]))
         self.c_wal[cell] -= 1
         self._give(p, 1)
@@ -1051,13 +1094,8 @@ class Exposed(Game):
     def _action_mask(self, p: int, mask: np.ndarray) -> None:
         t = self.num_tiles
         self._fill_swaps(p, None, mask)
+        mask[self.OFF_STEAL : self.OFF_EXPOSE] = self._steal_targets(p)
         c = self._guest_cell(p)
-        wal = self.c_wal
-        off = self.OFF_STEAL
-        steal = mask[off : off + t]
-        np.logical_and(self.surround[c], wal > 0, out=steal)
-        if not self.p_exp[p] and wal[c] > 0:
-            steal[c] = True  # steal from yourself only while unexposed (printed rulebook)
         off = self.OFF_EXPOSE
         np.greater(self.rowcol[c], self.c_exp, out=mask[off : off + t])  # in line and unexposed
         p_exp = self.p_exp
@@ -1067,13 +1105,6 @@ class Exposed(Game):
             for k in range(1, n):
                 if not p_exp[(p + k) % n]:
                     mask[off + k] = True
-
-    def _steal_mask(self, p: int) -> np.ndarray:
-        c = self._guest_cell(p)
-        m = self.surround[c] & (self.c_wal > 0)
-        if not self.p_exp[p] and self.c_wal[c] > 0:
-            m[c] = True  # steal from yourself only while unexposed (printed rulebook)
-        return m
 
     def _fill_swaps(self, p: int, first: int | None, mask: np.ndarray) -> None:
         """Every swap (mask[:num_edges]) except one that exactly undoes a swap of another player's
@@ -1182,9 +1213,6 @@ class Exposed(Game):
         if exclude >= 0:
             m[exclude] = False
         return m
-
-    def _m_steal(self, p: int) -> np.ndarray:
-        return self._steal_mask(p)
 
     def _m_not_own(self, p: int) -> np.ndarray:
         m = np.ones(self.num_tiles, dtype=bool)
@@ -1309,7 +1337,7 @@ class Exposed(Game):
     def _item_mechanic(self, p, g):
         # Reading: the extra Steal may be passed, so a thief with nothing to steal from (where the
         # tiles around their secret Guest are empty) looks exactly like one who chooses not to steal
-        self._pick(p, B_STEAL, "_m_steal", (p,), True, "_mechanic_steal", (p,))
+        self._pick(p, B_STEAL, "_steal_targets", (p,), True, "_mechanic_steal", (p,))
 
     def _mechanic_steal(self, p, cell):
         if cell is not None:
@@ -1533,6 +1561,7 @@ class Exposed(Game):
         self.epoch[q] += 1
         self.public_cand[q] = True
         self.dentist_cand[:, q] = True
+        self.dentist_records = [r for r in self.dentist_records if r[1] != q]
 
     def _item_cop(self, p, g):
         self._pick(p, B_SEAT, "_m_seats", ("others", p), False, "_cop_place", (p,))
@@ -1724,65 +1753,49 @@ class Exposed(Game):
         src.plan.eye.take(cg, 0, src.grid, "clip")
         return S.take(src.plan.index[player])
 
-    def _exposed_guest_mask(self) -> np.ndarray:
-        out = np.zeros(self.num_tiles, dtype=bool)
-        out[self.c_guest[self.c_exp]] = True
-        return out
-
-    def _perm(self, player) -> np.ndarray:
-        perms = self.__dict__.get("_perms")
-        if perms is None:
-            n = self.num_players
-            perms = self._perms = [(q + np.arange(n)) % n for q in range(n)] + [np.arange(n)]
-        return perms[player]
-
-    def _fill_public(self, v: dict, perm: np.ndarray, p_exp: np.ndarray) -> None:
-        """Everything on the table, seats in the order `perm` (relative to the observer)."""
+    def _fill_public(self, v: dict) -> None:
+        """Everything on the table, in absolute seats (the state tensor's public part)."""
         cg = self.c_guest
         v["grid"][self._arange_t, cg] = 1.0
         v["exposed_tiles"][:] = self.c_exp
         v["tile_wallets"][:] = self.c_wal
         v["marks"][:] = self.g_mark[cg]
         v["discarded"][:] = self.g_disc[cg]
-        v["stashes"][:] = np.array(self.stash)[perm]
-        v["exposed_players"][:] = p_exp
-        if self.knows_any:
-            v["knows"][:] = self.knows[perm[:, None], perm]
-        if self.kept_any:
-            v["kept_items"][:] = self.kept[perm]
-        for a, qa in enumerate(perm):
-            for e, ga, gb in self.move_rec[qa]:
+        v["stashes"][:] = self.stash
+        v["exposed_players"][:] = self.p_exp
+        v["knows"][:] = self.knows
+        v["kept_items"][:] = self.kept
+        for q, recs in enumerate(self.move_rec):
+            for e, ga, gb in recs:
                 ea, eb = self.edges[e]
                 if cg[ea] == ga and cg[eb] == gb:
-                    v["blocked_swaps"][a, e] = 1.0
-        v["last_kinds"][:] = self.last_kind[perm]
-        v["last_cells"][:] = self.last_guests[perm[:, None], cg]
-        if self.items_any:
-            v["last_seats"][:] = self.last_seats[perm[:, None], perm]
-            v["last_items"][:] = self.last_items[perm]
+                    v["blocked_swaps"][q, e] = 1.0
+        v["last_kinds"][:] = self.last_kind
+        v["last_cells"][:] = self.last_guests[:, cg]
+        v["last_seats"][:] = self.last_seats
+        v["last_items"][:] = self.last_items
         v["counts"][:3] = (len(self.deck), self.lost_found, self.over)
         if not self.over:
-            rel = perm.tolist()
-            v["turn"][rel.index(self.turn)] = 1.0
+            v["turn"][self.turn] = 1.0
             frame = self.frames[-1]
             kind = frame[0]
             v["decision"][kind] = 1.0
             if kind == OFFER:
                 v["decision_item"][frame[2]] = 1.0
             elif kind == DENTIST:
-                v["decision_seats"][rel.index(frame[2])] = 1.0
+                v["decision_seats"][frame[2]] = 1.0
             elif kind == PICK:
                 if self.ctx_item >= 0:
                     v["decision_item"][self.ctx_item] = 1.0
                 for g in self.ctx_cells:
                     v["decision_cells"][self.g_cell[g]] = 1.0
                 for q in self.ctx_seats:
-                    v["decision_seats"][rel.index(q)] = 1.0
+                    v["decision_seats"][q] = 1.0
 
     def state_tensor(self) -> np.ndarray:
         buf, v = self._scratch("state")
         buf[:] = 0.0
-        self._fill_public(v, self._perm(self.num_players), np.array(self.p_exp))
+        self._fill_public(v)
         n = self.num_players
         for q in range(n):
             v["identity"][q, self.g_cell[self.ident[q]]] = 1.0
@@ -1805,69 +1818,69 @@ class Exposed(Game):
     # ================================================================ resampling hidden information
     def resample_hidden(self, player: int, rng: np.random.Generator) -> Exposed:
         """A copy where what `player` cannot know is redrawn: the Guests of unexposed players whose
-        card `player` has not been shown, and the order of the deck cards `player` has not seen.
-        Constraints kept: a player's Guest is unexposed, inside every public deduction (steal/expose
-        neighbourhoods, Senator, Accountant, the 7-Wallet threshold) and every Dentist answer given
-        to `player`. Dentist answers between two other players are redrawn to fit. Reading: the
-        draw is a consistent assignment by sequential random choice, not an exact posterior."""
+        card `player` has not been shown, the order of the deck cards `player` has not seen, and the
+        lines told in Dentist answers `player` is not part of. A function of `player`'s information
+        and `rng` alone: the redrawn cards are drawn from their sorted pool, never from where they
+        truly are. Constraints kept: a player's Guest is unexposed, inside every public deduction
+        (steal/expose neighbourhoods, Senator, Accountant, the 7-Wallet threshold) and every Dentist
+        answer given to `player`. Reading: sequential random choice that keeps a consistent
+        assignment possible for the players still to draw, not an exact posterior."""
         g = self.clone()
-        g.rng = np.random.default_rng(rng.integers(2**63))
-        n = self.num_players
+        g._mask_cache = None  # the current decider may be one whose card is redrawn
         bit = 1 << player
-        if self.over:
-            unknown = []
-        else:
-            unknown = [
-                q for q in range(n) if q != player and not self.p_exp[q] and not (self.known_by[q] & bit)
-            ]
-        free_slots = [i for i, f in enumerate(self.deck_seen) if not f & bit]
-        pool = [self.ident[q] for q in unknown] + [self.deck[i] for i in free_slots]
-        exposed_guest = g._exposed_guest_mask()
-        allowed = {}
-        for q in unknown:
-            ok = self.public_cand[q] & self.dentist_cand[player, q] & ~exposed_guest
-            ok &= self.c_wal[self.g_cell] < WIN_WALLETS - self.stash[q]
-            allowed[q] = ok
-        choice = None
-        for _ in range(30):
-            used = set()
-            trial = {}
-            for q in rng.permutation(unknown):
-                options = [x for x in pool if allowed[q][x] and x not in used]
-                if not options:
-                    break
-                trial[int(q)] = options[int(rng.integers(len(options)))]
-                used.add(trial[int(q)])
-            else:
-                choice = trial
-                break
-        if choice is None:  # keep the true assignment (always consistent)
-            choice = {q: self.ident[q] for q in unknown}
-        rest = [x for x in pool if x not in set(choice.values())]
-        rest = [rest[i] for i in rng.permutation(len(rest))]
-        for i, x in zip(free_slots, rest):
-            g.deck[i] = x
+        unknown = [] if self.over else self._unknown_players(player)
+        free_slots = [i for i, seen in enumerate(self.deck_seen) if not seen & bit]
+        pool = sorted([self.ident[q] for q in unknown] + [self.deck[i] for i in free_slots])
+        options = {q: [x for x in pool if ok[x]] for q, ok in self._could_hold(player, unknown).items()}
+        choice = _draw_distinct(rng.permutation(unknown).tolist(), options, rng)
+        taken = set(choice.values())
+        rest = [x for x in pool if x not in taken]
+        for i, j in zip(free_slots, rng.permutation(len(rest)).tolist()):
+            g.deck[i] = rest[j]
         for q, x in choice.items():
             g.ident[q] = x
         g.g_owner = [-1] * self.num_tiles
         for q, x in enumerate(g.ident):
             g.g_owner[x] = q
-        # Dentist answers `player` is not part of are redrawn to fit the new Guests
+        g._redraw_dentist_answers(player, rng)
+        return g
+
+    def _unknown_players(self, player: int) -> list[int]:
+        """Players whose card `player` does not know: not `player`, unexposed, never shown it."""
+        bit = 1 << player
+        n = self.num_players
+        return [q for q in range(n) if q != player and not self.p_exp[q] and not self.known_by[q] & bit]
+
+    def _could_hold(self, player: int, unknown: list[int]) -> dict[int, list[bool]]:
+        """For each unknown player q, by Guest: whether, as far as `player` knows, q can hold it: its
+        tile unexposed, every public deduction and every Dentist answer q gave `player` allow it,
+        and q would not hold 7 Wallets with it (the game goes on)."""
+        if not unknown:
+            return {}
+        cells = self.g_cell
+        room = WIN_WALLETS - np.array([self.stash[q] for q in unknown])
+        ok = self.public_cand[unknown] & self.dentist_cand[player, unknown]
+        ok &= ~self.c_exp[cells]
+        ok &= self.c_wal[cells] < room[:, None]
+        return dict(zip(unknown, ok.tolist()))
+
+    def _redraw_dentist_answers(self, player: int, rng: np.random.Generator) -> None:
+        """The line of every Dentist answer `player` neither gave nor received is redrawn (the row
+        or the column of the target's Guest, as it stood), and what the answers allow rebuilt."""
+        if not self.dentist_records:
+            return
+        s = self.side
         records = []
         for asker, target, epoch, line, snap in self.dentist_records:
-            if target in choice and asker != player and epoch == self.epoch[target]:
-                where = int(np.flatnonzero(snap == g.ident[target])[0])
-                line = where // self.side if rng.random() < 0.5 else self.side + where % self.side
+            if player not in (asker, target):
+                where = int(np.flatnonzero(snap == self.ident[target])[0])
+                line = where // s if rng.random() < 0.5 else s + where % s
             records.append((asker, target, epoch, line, snap))
-        g.dentist_records = records
-        g.dentist_cand = np.ones_like(self.dentist_cand)
-        for asker, target, epoch, line, snap in records:
-            if epoch == g.epoch[target]:
-                lm = np.zeros(self.num_tiles, dtype=bool)
-                lm[snap[self.line_mask[line]]] = True
-                g.dentist_cand[asker, target] &= lm
-        g._mask_cache = None
-        return g
+        self.dentist_records = records
+        cand = self.dentist_cand
+        cand[:] = True
+        for asker, target, _epoch, line, snap in records:
+            cand[asker, target, snap[~self.line_mask[line]]] = False
 
     # ================================================================ invariants and text
     def check_invariants(self) -> None:
@@ -1943,8 +1956,9 @@ class Exposed(Game):
         a = int(action)
         if kind in (ACTION, MOVE1, MOVE2) and a < self.OFF_STEAL:
             return f"{where}; that swap would undo a swap of a player's latest Move (FAQ: no reversal)"
-        if kind == ACTION and a < self.OFF_EXPOSE:
-            return f"{where}; you may steal only from a tile with a Wallet surrounding your Guest (or your own while unexposed)"
+        steal = kind == ACTION or (kind == PICK and frame[2] == B_STEAL)
+        if steal and self.OFF_STEAL <= a < self.OFF_EXPOSE:
+            return f"{where}; {self._steal_refusal(p, a - self.OFF_STEAL)}"
         if kind == ACTION and a < self.OFF_SNITCH:
             return f"{where}; you may expose only an unexposed tile in your row or column, not your own"
         if kind == ACTION and a < self.OFF_CELL:

@@ -16,6 +16,7 @@ import numpy as np
 
 from envs.core import ConfigError, Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
+from envs.core.game import copy_rng, copy_state
 from envs.core.layout import seat_rotation_index
 
 from .data import (
@@ -281,6 +282,7 @@ class Expressions(Game):
                 cached[LAST, c] = not rest & COLOR_BITS[color_of(c)]
                 cached[MORE, c] = bool(rest & NUMBER_BITS[number_of(c) - 1])
             cached = cached.reshape(-1)
+            cached.flags.writeable = False  # shared by copies of the game
             self._play_masks[k] = cached
         return cached
 
@@ -488,7 +490,28 @@ class Expressions(Game):
         src[off["current_player"] + self.player] = 1.0
         src[off["phase"] + self.phase] = 1.0
 
+    # ----- copies ----------------------------------------------------------------------------
+    # What changes as the game is played; everything else in the game (configuration, layouts, the
+    # gather index, offsets, action bases, ints and bools) is either fixed once set up or immutable,
+    # so a copy shares it. Cached play masks and the legal mask are read-only arrays, shared too.
+    MUTABLE_LISTS = ("hands", "hand_counts", "timer", "harmony", "agony", "ruled_out", "_play_masks")
+    MUTABLE_ARRAYS = ("_src", "_can_name")
+
+    def clone(self) -> Expressions:
+        """An independent copy: the mutable state copied, the fixed definition shared (no deepcopy)."""
+        return self._copy(copy_rng(self.rng))
+
+    def _copy(self, rng: np.random.Generator) -> Expressions:
+        game = copy_state(self, self.MUTABLE_LISTS, self.MUTABLE_ARRAYS)
+        game.suggestions = self.suggestions.copy()  # card -> (owner, kind): the values are tuples
+        game.rng = rng
+        return game
+
     # ----- hidden information ----------------------------------------------------------------
+    # random deals tried before the exhaustive search (in 62,700 samples along random games none ran short)
+    DEAL_TRIES = 30
+    MIX_SWEEPS = 4  # swaps proposed per hidden card
+
     def requirements(self, k: int) -> list[int]:
         """Bitmasks of which seat k must hold at least one card: its relevant Suggestions say so."""
         out = []
@@ -503,96 +526,30 @@ class Expressions(Game):
         Known to `player`: own hand, every face-up card, hand sizes, the timer size, and the public
         deductions (`ruled_out` and `requirements`: wrong guesses, and a wrongly named card nobody
         held lies in the timer; truthful Suggestions; Suggestions discarded as irrelevant; relevant
-        Suggestions still on the table), all readable from the observation. A random consistent deal is tried first; the deal is then
-        mixed by swaps that keep every constraint.
+        Suggestions still on the table), all readable from the observation. A random consistent deal
+        is built first (an exhaustive search if random tries fail); it is then mixed by swaps that keep
+        every constraint, and the timer is shuffled. Only those facts and `rng` are read.
         """
-        game = self.clone()
-        others = [p for p in range(self.num_players) if p != player]
-        deal = self._random_consistent_deal(others, rng) or {
-            **{p: _cards(self.hands[p]) for p in others},
-            None: list(self.timer),
-        }
-        deal = self._mix_deal(deal, others, rng)  # the key None holds the timer's cards
-        for p in others:
-            bits = 0
-            for c in deal[p]:
-                bits |= 1 << c
+        seats = [p for p in range(self.num_players) if p != player]
+        hidden = ALL_CARDS_BITS & ~self.face_up & ~self.hands[player]
+        # one (cards held, cards ruled out, requirements) per owner: the other seats, then the timer
+        owners = [(self.hand_counts[p], self.ruled_out[p], tuple(self.requirements(p))) for p in seats]
+        owners.append((len(self.timer), 0, ()))
+        deal = random_deal(hidden, owners, rng, self.DEAL_TRIES) or any_deal(hidden, owners)
+        deal = mix_deal(deal, owners, rng, self.MIX_SWEEPS)
+        game = self._copy(np.random.default_rng(int(rng.integers(2**63))))
+        for p, bits in zip(seats, deal):
             game.hands[p] = bits
             game._play_masks[p] = None
-            start = game._offsets["hands"] + p * NUM_CARDS
-            row = game._src[start : start + NUM_CARDS]
-            row[:] = 0.0
-            row[deal[p]] = 1.0
-        timer = list(deal[None])
+        start = self._offsets["hands"]
+        hands = game._src[start : start + self.num_players * NUM_CARDS].reshape(self.num_players, NUM_CARDS)
+        hands[seats] = (np.array(deal[:-1], dtype=np.int64)[:, None] >> CARD_SHIFTS) & 1
+        timer = _cards(deal[-1])
         rng.shuffle(timer)
         game.timer = timer
-        game._mask_cache = None
-        game.rng = np.random.default_rng(int(rng.integers(2**63)))
+        if player != self.player:  # the mover's mask reads the mover's hand; `player`'s is unchanged
+            game._mask_cache = None
         return game
-
-    def _fits(self, p: int, cards: list[int]) -> bool:
-        bits = 0
-        for c in cards:
-            bits |= 1 << c
-        if bits & self.ruled_out[p]:
-            return False
-        return all(bits & req for req in self.requirements(p))
-
-    def _random_consistent_deal(self, others: list[int], rng) -> dict | None:
-        unknown = ALL_CARDS_BITS & ~self.face_up
-        for p in range(self.num_players):
-            if p not in others:
-                unknown &= ~self.hands[p]
-        for _attempt in range(30):
-            pool = set(_cards(unknown))
-            deal: dict = {}
-            order = list(others)
-            rng.shuffle(order)
-            for p in order:
-                allowed = [c for c in pool if not (self.ruled_out[p] >> c) & 1]
-                chosen = self._cards_meeting_requirements(p, allowed, rng)
-                rest = [c for c in allowed if c not in chosen] if chosen is not None else []
-                need = self.hand_counts[p] - len(chosen) if chosen is not None else -1
-                if need < 0 or len(rest) < need:
-                    deal = {}
-                    break
-                picked = rng.choice(len(rest), size=need, replace=False) if need else []
-                chosen += [rest[i] for i in picked]
-                deal[p] = chosen
-                pool -= set(chosen)
-            if len(deal) == len(others) and all(self._fits(p, deal[p]) for p in others):
-                deal[None] = sorted(pool)
-                return deal
-        return None
-
-    def _cards_meeting_requirements(self, p: int, allowed: list[int], rng) -> list[int] | None:
-        """A random card for each requirement of seat p not yet met; None if one cannot be met."""
-        chosen: list[int] = []
-        for req in self.requirements(p):
-            if any((req >> c) & 1 for c in chosen):
-                continue
-            options = [c for c in allowed if (req >> c) & 1 and c not in chosen]
-            if not options:
-                return None
-            chosen.append(options[rng.integers(len(options))])
-        return chosen
-
-    def _mix_deal(self, deal: dict, others: list[int], rng, sweeps: int = 4) -> dict:
-        """Random swaps between owners that keep every constraint (a Markov chain on consistent deals)."""
-        owners = [o for o in others + [None] if deal[o]]
-        if len(owners) < 2:
-            return deal
-        deal = {o: list(cards) for o, cards in deal.items()}
-        total = sum(len(deal[o]) for o in owners)
-        for _ in range(sweeps * total):
-            a, b = rng.choice(len(owners), size=2, replace=False)
-            oa, ob = owners[a], owners[b]
-            i, j = rng.integers(len(deal[oa])), rng.integers(len(deal[ob]))
-            new_a = deal[oa][:i] + [deal[ob][j]] + deal[oa][i + 1 :]
-            new_b = deal[ob][:j] + [deal[oa][i]] + deal[ob][j + 1 :]
-            if (oa is None or self._fits(oa, new_a)) and (ob is None or self._fits(ob, new_b)):
-                deal[oa], deal[ob] = new_a, new_b
-        return deal
 
     # ----- checks and text -------------------------------------------------------------------
     def check_invariants(self) -> None:
@@ -680,6 +637,143 @@ class Expressions(Game):
         from .render import table_picture
 
         return table_picture(self, player)
+
+
+# ----- resampling: deals consistent with the public facts ----------------------------------------
+# A deal is one bitmask of cards per owner (the other seats, then the timer); an owner is described by
+# (cards held, cards ruled out, requirements), a requirement being a bitmask of which it holds one.
+CARD_SHIFTS = np.arange(NUM_CARDS, dtype=np.int64)
+
+
+def fits(bits: int, owner: tuple[int, int, tuple[int, ...]]) -> bool:
+    """Whether an owner may hold exactly these cards (the count is kept by construction)."""
+    _, ruled_out, requirements = owner
+    return not bits & ruled_out and all(bits & req for req in requirements)
+
+
+def random_deal(hidden: int, owners: list, rng: np.random.Generator, tries: int) -> list[int] | None:
+    """A random consistent deal, seat by seat in a random order: a random allowed card for each
+    requirement not yet met, then random allowed cards; None if `tries` attempts all run short."""
+    seats = len(owners) - 1
+    for _ in range(tries):
+        pool, deal = hidden, [0] * (seats + 1)
+        keys = rng.random((seats, NUM_CARDS)).tolist()  # a random order of the cards, per seat
+        for s in rng.permutation(seats).tolist():
+            count, ruled_out, requirements = owners[s]
+            allowed = pool & ~ruled_out
+            chosen = 0
+            for req in requirements:
+                if not chosen & req:
+                    options = _cards(allowed & req & ~chosen)
+                    if not options:
+                        break
+                    chosen |= 1 << options[int(rng.integers(len(options)))]
+            else:
+                need = count - chosen.bit_count()
+                rest = _cards(allowed & ~chosen)
+                if 0 <= need <= len(rest):
+                    for c in sorted(rest, key=keys[s].__getitem__)[:need]:
+                        chosen |= 1 << c
+                    deal[s] = chosen
+                    pool &= ~chosen
+                    continue
+            break  # this seat could not be served: try again
+        else:
+            deal[seats] = pool
+            return deal
+    return None
+
+
+def any_deal(hidden: int, owners: list) -> list[int]:
+    """A consistent deal by exhaustive search, for when random tries fail: a card for each requirement
+    by backtracking, then the seats' other cards by bipartite matching. It reads only the public facts
+    (one exists: the true deal)."""
+    seats = len(owners) - 1
+    tasks = [(s, req) for s in range(seats) for req in owners[s][2]]
+
+    def witnesses(t: int, chosen: list[int], used: int) -> list[int] | None:
+        if t == len(tasks):
+            return fill(chosen, used)
+        s, req = tasks[t]
+        count, ruled_out, _ = owners[s]
+        if chosen[s] & req:
+            return witnesses(t + 1, chosen, used)
+        if chosen[s].bit_count() < count:
+            for c in _cards(hidden & req & ~ruled_out & ~used):
+                chosen[s] |= 1 << c
+                found = witnesses(t + 1, chosen, used | 1 << c)
+                if found:
+                    return found
+                chosen[s] ^= 1 << c
+        return None
+
+    def fill(chosen: list[int], used: int) -> list[int] | None:
+        allowed = [_cards(hidden & ~used & ~owners[s][1]) for s in range(seats)]
+        holder: dict[int, int] = {}  # card -> seat it is matched to
+
+        def place(s: int, seen: set) -> bool:  # an augmenting path for one more card of seat s
+            for c in allowed[s]:
+                if c not in seen:
+                    seen.add(c)
+                    if c not in holder or place(holder[c], seen):
+                        holder[c] = s
+                        return True
+            return False
+
+        for s in range(seats):
+            for _ in range(owners[s][0] - chosen[s].bit_count()):
+                if not place(s, set()):
+                    return None
+        deal = chosen[:] + [0]
+        for c, s in holder.items():
+            deal[s] |= 1 << c
+        deal[seats] = hidden & ~used & ~sum(1 << c for c in holder)
+        return deal
+
+    deal = witnesses(0, [0] * seats, 0)
+    if deal is None:
+        raise AssertionError("no deal fits the public facts: the deductions contradict each other")
+    return deal
+
+
+def mix_deal(deal: list[int], owners: list, rng: np.random.Generator, sweeps: int) -> list[int]:
+    """Random swaps between owners that keep every constraint: a Markov chain on consistent deals.
+
+    Each proposal is a uniformly random pair of hidden cards held by different owners (pairs drawn at
+    once, those within one owner dropped); the proposal is symmetric, so the chain keeps the uniform
+    distribution over consistent deals. About `sweeps` proposals per hidden card."""
+    sizes = [bits.bit_count() for bits in deal]
+    total = sum(sizes)
+    cross = total * total - sum(size * size for size in sizes)  # ordered pairs across owners
+    if not cross:
+        return deal
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    pairs = rng.integers(total, size=(-(-sweeps * total**3 // cross), 2))
+    pairs = pairs[owner[pairs[:, 0]] != owner[pairs[:, 1]]].tolist()
+    owner = owner.tolist()
+    cards = [c for bits in deal for c in _cards(bits)]
+    ruled_out = [ruled for _, ruled, _ in owners]
+    requirements = [reqs for _, _, reqs in owners]
+    needed = [0] * len(owners)  # per owner, the cards some requirement of it holds
+    for o, reqs in enumerate(requirements):
+        for req in reqs:
+            needed[o] |= req
+    deal = list(deal)
+    for i, j in pairs:
+        x, y = cards[i], cards[j]
+        a, b = owner[i], owner[j]
+        if (ruled_out[a] >> y | ruled_out[b] >> x) & 1:
+            continue
+        swap = 1 << x | 1 << y
+        new_a, new_b = deal[a] ^ swap, deal[b] ^ swap
+        # only a requirement holding the card that leaves can stop being met
+        if needed[a] >> x & 1 and not all(new_a & req for req in requirements[a]):
+            continue
+        if needed[b] >> y & 1 and not all(new_b & req for req in requirements[b]):
+            continue
+        deal[a], deal[b] = new_a, new_b
+        cards[i], cards[j] = y, x
+    return deal
 
 
 @cache

@@ -115,6 +115,29 @@ def test_steal_only_from_surrounding_tiles_or_yourself_while_unexposed():
     assert g.stash[p] == 1 and g.c_wal[own] == 0
 
 
+def test_an_illegal_steal_says_which_steal_condition_it_fails():
+    """One Steal rule feeds the mask of the Steal action, the Mechanic's extra Steal and the reason."""
+    g, p = start(n=4)  # p's Mayor at (1, 1)
+    empty = at(g, 0, 1)
+    g.lost_found += int(g.c_wal[empty])
+    g.c_wal[empty] = 0
+    g._mask_cache = None
+    with pytest.raises(IllegalActionError, match="no Wallet to steal"):
+        do(g, g.OFF_STEAL + empty)
+    with pytest.raises(IllegalActionError, match="surrounding your Guest, or your own while unexposed"):
+        do(g, g.OFF_STEAL + at(g, 3, 3))
+    steal_mark(g, "Mechanic")  # the extra Steal: the same rule, the same reasons
+    with pytest.raises(IllegalActionError, match="no Wallet to steal"):
+        do(g, g.OFF_STEAL + empty)
+    with pytest.raises(IllegalActionError, match="surrounding your Guest"):
+        do(g, g.OFF_STEAL + at(g, 3, 3))
+    g._flip(cell_of(g, "Mayor"), -1)  # exposed: your own tile is out of reach
+    g._mask_cache = None
+    assert g.c_wal[cell_of(g, "Mayor")] > 0
+    with pytest.raises(IllegalActionError, match="or your own while unexposed"):
+        do(g, g.OFF_STEAL + cell_of(g, "Mayor"))
+
+
 def test_steal_takes_exactly_one_wallet():
     g, p = start(n=4)
     c = at(g, 0, 0)

@@ -364,8 +364,46 @@ def test_config_translation_and_clear_errors(tmp_path):
             RLlibRun(cfg, tmp_path / "x")
     with pytest.raises(ConfigError, match="num_env_runners"):
         rllib_options(config, {"num_env_runners": -1})
-    with pytest.raises(TypeError):
-        rllib_options(config, {"num_env_runner": 2})  # a misspelt option is not silently ignored
+    # a misspelt option is not silently ignored: the backend checks its options as the config its keys
+    with pytest.raises(ConfigError, match="unknown config key 'rllib.num_env_runner'"):
+        rllib_options(config, {"num_env_runner": 2})
+    with pytest.raises(ConfigError, match="rllib.num_cpus must be an integer"):
+        rllib_options(config, {"num_cpus": "many"})
+    # the config's own rllib section (the command line's rllib.<name>=...), explicit options on top
+    config.rllib = {"num_env_runners": 3, "num_cpus": 2}
+    assert (rllib_options(config).num_env_runners, rllib_options(config).num_cpus) == (3, 2)
+    assert rllib_options(config, {"num_cpus": 4}).num_cpus == 4
+
+
+def test_cli_backend_option_errors_are_one_line(tmp_path, capsys):
+    from training.cli import main
+
+    args = ["train", f"game={TOY}", f"run_dir={tmp_path / 'r'}", "backend=rllib", "progress=false"]
+    assert main([*args, "rllib.num_env_runner=2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "unknown config key 'rllib.num_env_runner'" in err
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "r").exists()  # refused before anything was written
+
+
+def test_overwriting_a_run_directory_keeps_a_persons_other_files(tmp_path):
+    # the run lifecycle's one policy: a fresh run over an old one removes only the run's own files
+    from training.rllib.trainer import RLlibRun
+    from training.run import RUN_FILES
+
+    run_dir = tmp_path / "run"
+    (run_dir / "checkpoints").mkdir(parents=True)
+    (run_dir / "checkpoints" / "latest.pt").write_bytes(b"old")
+    (run_dir / "rllib_checkpoint").mkdir()
+    (run_dir / "eval.json").write_text("[]")
+    (run_dir / "notes.md").write_text("my notes")
+    config = load_config(None, [f"game={TOY}", f"run_dir={run_dir}", "progress=false"])
+    with pytest.raises(FileExistsError, match="pick another run_dir"):
+        RLlibRun(config)
+    assert (run_dir / "checkpoints" / "latest.pt").exists()
+    RLlibRun(config, overwrite=True)  # Ray starts only in train()
+    assert [p.name for p in run_dir.iterdir()] == ["notes.md"]
+    assert "rllib_checkpoint" in RUN_FILES
 
 
 def test_league_turns_lifetime_outcome_sums_into_pfsp_records():

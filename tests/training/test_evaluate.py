@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from training.evaluate import fit_ratings, match, rating_table, wilson
+from training.evaluate import bootstrap_intervals, elo_ratings, fit_ratings, match, rating_table, wilson
 from training.games import game_info
 
 from .helpers import TOY
@@ -86,3 +87,15 @@ def test_evaluations_score_games_with_eval_game_config(tmp_path):
         Trainer(tiny_config(tmp_path / "bad", "eval.game_config.num_players=3"), log=False)
     with pytest.raises(Exception, match="eval.game_config must be a mapping"):
         load_config(None, [f"game={TOY}", "eval.game_config=3"]).validate()
+
+
+def test_rating_intervals_cover_the_ratings_and_narrow_with_more_games():
+    names = ["random", "a"]
+    widths = []
+    for score, games in ((3.0, 10), (300.0, 1000)):
+        pairs = [("random", "a", score, games)]
+        elo = elo_ratings(names, pairs, 2, "random")["a"]
+        low, high = bootstrap_intervals(names, pairs, 2, "random", np.random.default_rng(0))["a"]
+        assert low <= elo <= high and elo > 100  # a won 70%: about +150 on the Elo scale
+        widths.append(high - low)
+    assert widths[1] < widths[0] / 4

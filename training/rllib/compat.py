@@ -26,12 +26,9 @@ def is_rllib_checkpoint(data: dict) -> bool:
 
 
 def refuse_native_resume(data: dict) -> None:
-    """Raise CheckpointError if a native `--resume` is pointed at an RLlib-trained checkpoint."""
+    """Raise CheckpointError if a native `--resume` is pointed at an RLlib-trained checkpoint (the run
+    lifecycle's own check, `training.run.refuse_unresumable`)."""
     if is_rllib_checkpoint(data):
-        state = ckpt.trainer_state(data)
-        where = state.get("rllib_checkpoint") or "the run's rllib_checkpoint/ directory"
-        raise ckpt.CheckpointError(
-            f"checkpoint {data['path']!r} was trained with backend=rllib: the native trainer cannot resume it "
-            f"(evaluate, rate and play work); RLlib's own state is in {where} "
-            "(ray.rllib.algorithms.algorithm.Algorithm.from_checkpoint)"
-        )
+        from ..run import refuse_unresumable
+
+        refuse_unresumable(data, ckpt.trainer_state(data))

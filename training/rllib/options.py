@@ -1,7 +1,8 @@
-"""Options of the RLlib backend (no Ray import here, so the native config can nest them).
+"""Options of the RLlib backend (no Ray import here).
 
-On the command line they are `rllib.<name>=value`, e.g. `rllib.num_env_runners=4`, once the training
-config carries an `rllib` section; `train()` also takes them directly.
+They live in the training config's `rllib` section, a mapping the generic config leaves to this backend:
+`rllib.<name>=value` on the command line, e.g. `rllib.num_env_runners=4`; `train()` also takes them
+directly. `trainer.rllib_options` checks every key and value when a run is built.
 """
 
 from __future__ import annotations

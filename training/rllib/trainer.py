@@ -1,7 +1,10 @@
 """`train(config, run_dir)`: the native training config run as RLlib PPO (new API stack) on Ray.
 
-The run directory gets what the native trainer writes - `config.yaml`, `tb/` (TensorBoard), `eval.json`,
-`curve.png`, `checkpoints/latest.pt`, `iter_NNNNN.pt`, `final.pt` (native checkpoints that
+`RLlibRun` is a backend of the run lifecycle every backend shares (`training.run.Run`): it supplies its
+iteration (one `Algorithm.train()`) and its policy (main's weights from the learner group); the run
+directory, evaluations, checkpoints, logs and summary are the run's. So the directory holds what a
+native run writes - `config.yaml`, `tb/` (TensorBoard), `eval.json`, `curve.png`,
+`checkpoints/latest.pt`, `iter_NNNNN.pt`, `final.pt` (native checkpoints that
 `python -m training evaluate | rate | play` load), `summary.json` - plus `rllib_checkpoint/` (RLlib's own
 Algorithm checkpoint, for users who continue in RLlib).
 
@@ -15,26 +18,20 @@ batch. total_steps counts main's decisions, as the native trainer counts the lea
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import math
 import os
-import shutil
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import torch
-import yaml
-
-from envs.core.errors import ConfigError
 
 from .. import checkpoint as ckpt
-from ..config import TrainConfig
-from ..evaluate import evaluation_entry
-from ..games import evaluation_info, game_info
-from ..runlog import log_eval, open_writer, progress_bar, write_history
+from ..config import TrainConfig, options
+from ..games import game_info
+from ..pretrain import pretrain
+from ..run import Backend, Run, Seeds, run_game
 from .compat import backend_state
 from .module import RandomMaskedModule, ScriptedModule, check_net_config
 from .options import RLlibConfig
@@ -50,19 +47,12 @@ from .selfplay import (
 
 
 def rllib_options(config: TrainConfig, rllib: RLlibConfig | dict | None = None) -> RLlibConfig:
-    """Explicit options, else the config's `rllib` section (once the native config has one), else defaults."""
-    if rllib is None:
-        rllib = getattr(config, "rllib", None)
-    if rllib is None:
-        rllib = RLlibConfig()
-    elif isinstance(rllib, dict):
-        rllib = RLlibConfig(**rllib)
-    elif not isinstance(rllib, RLlibConfig):  # a look-alike dataclass nested in the native config
-        rllib = RLlibConfig(
-            **{k: getattr(rllib, k) for k in RLlibConfig.__dataclass_fields__ if hasattr(rllib, k)}
-        )
-    rllib.validate()
-    return rllib
+    """The backend's options: the config's `rllib` section with `rllib` (a mapping) on top, or `rllib`
+    itself (an RLlibConfig); every key and value checked (ConfigError naming the key)."""
+    if isinstance(rllib, RLlibConfig):
+        rllib.validate()
+        return rllib
+    return options(RLlibConfig, {**config.rllib, **(rllib or {})}, "rllib")
 
 
 def connect(rllib: RLlibConfig) -> bool:
@@ -195,7 +185,7 @@ def build_algorithm(config: TrainConfig, info, league: SnapshotLeague, rllib: RL
         .multi_agent(policies=set(specs), policy_mapping_fn=league.mapping(), policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .callbacks(SelfPlayCallback)  # each episode's teams from its own game
-        .debugging(seed=config.seed, log_level="ERROR")
+        .debugging(seed=Seeds(config.seed).network, log_level="ERROR")
     )
     return algo_config.build_algo()
 
@@ -220,8 +210,12 @@ def main_decisions(result: dict) -> int:
     raise KeyError("RLlib's result has no num_module_steps_sampled_lifetime/main")
 
 
-class RLlibRun:
-    """One RLlib training run writing the native run directory; `train()` runs it."""
+class RLlibRun(Backend):
+    """RLlib's PPO as a backend of the run lifecycle (`training.run.Run`): one iteration is one
+    `Algorithm.train()`; the policy is main's weights read back from the learner group. `train()`
+    runs it (Ray is started, or joined, only then)."""
+
+    name = "rllib"
 
     def __init__(
         self,
@@ -230,24 +224,13 @@ class RLlibRun:
         rllib: RLlibConfig | dict | None = None,
         overwrite: bool = False,
         log: bool = True,
+        resume_from: dict | None = None,
     ):
-        config.validate()
-        check_net_config(config.net)
         self.config = config
+        self.info = run_game(config)
+        check_net_config(config.net)
         self.rllib = rllib_options(config, rllib)
-        self.info = game_info(config.game, config.game_config)
-        evaluation_info(self.info, config.eval.game_config)  # fail now on a bad eval.game_config
-        self.run_dir = Path(run_dir) if run_dir is not None else config.resolved_run_dir()
-        self.log = log
-        checkpoints = self.run_dir / "checkpoints"
-        if checkpoints.exists() and any(checkpoints.iterdir()):
-            if not overwrite:
-                raise FileExistsError(
-                    f"run directory {str(self.run_dir)!r} already holds checkpoints; pick another "
-                    "run_dir=... (or --overwrite)"
-                )
-            shutil.rmtree(self.run_dir)
-        if not self.config.ppo.normalize_advantages:
+        if not config.ppo.normalize_advantages:
             warnings.warn(
                 "backend=rllib always standardizes advantages (ppo.normalize_advantages=false is ignored)",
                 stacklevel=2,
@@ -256,186 +239,116 @@ class RLlibRun:
         self.algo = None
         self.iteration = 0
         self.decisions = 0
-        self.history: list[dict] = []
+        self.all_decisions = 0  # every seat's decisions, opponents' included
         self.net = None  # driver-side PolicyNet with main's latest learner weights
-        self.pretrain_stats: dict = {}
+        self.rllib_path = None  # RLlib's own algorithm checkpoint, written at the end
+        self._ray_started = False
+        self._clock = 0.0
+        self.run = Run(self, run_dir, overwrite, resume_from, log)
 
-    # ----- policy on the driver ---------------------------------------------------------------
+    def open(self) -> None:
+        torch.set_num_threads(self.config.threads)
+        torch.manual_seed(Seeds(self.config.seed).network)
+        self._ray_started = connect(self.rllib)
+        self.algo = build_algorithm(self.config, self.info, self.league, self.rllib)
+        self._clock = time.perf_counter()
+
+    def close(self) -> None:
+        import ray
+
+        if self.algo is not None:
+            self.algo.stop()
+        if self._ray_started:
+            ray.shutdown()
+            self._ray_started = False
+
+    # ----- one iteration ---------------------------------------------------------------------
+    def iterate(self) -> dict[str, float]:
+        """One Algorithm.train(): sample, learn; then the league's snapshots and PFSP statistics."""
+        result = self.algo.train()
+        self.iteration += 1
+        self.decisions = main_decisions(result)
+        env = result.get("env_runners", {})
+        all_decisions = int(env.get("num_env_steps_sampled_lifetime", 0))
+        live = self.league.record(env)
+        if self.league.wants_snapshots() and self.iteration % self.config.opponents.snapshot_every == 0:
+            self.league.add_snapshot(self.algo)
+        elif self.league.slots:
+            self.league.push_mapping(self.algo)  # PFSP probabilities moved
+        now = time.perf_counter()
+        all_sps = (all_decisions - self.all_decisions) / max(now - self._clock, 1e-9)
+        self._clock, self.all_decisions = now, all_decisions
+        return self._stats(result, live) | {"speed/all_decisions_per_s": all_sps}
+
+    def _stats(self, result, live) -> dict[str, float]:
+        stats = {}
+        learner = result.get("learners", {}).get(MAIN, {})
+        for key, name in LEARNER_STATS.items():
+            if key in learner:
+                try:
+                    stats[name] = float(learner[key])
+                except (TypeError, ValueError):
+                    pass
+        for kind, (games, score, ret) in live.items():
+            if games:
+                stats[f"live_win_rate/{kind}"] = score / games
+                stats[f"episode/learner_return_vs_{kind}"] = ret / games
+        stats["pool/snapshots"] = len(self.league.pool.snapshots)
+        return stats
+
+    # ----- the policy on the driver --------------------------------------------------------------
     def sync_net(self):
         weights = self.algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
         self.net = self.league.policy_net(weights)
         self.net.eval()
         return self.net
 
-    def evaluate(self, games: int | None = None) -> dict:
-        """The native trainer's evaluation entry (same keys, same seeds) for main's current weights."""
-        cfg = dataclasses.replace(self.config.eval, games=games or self.config.eval.games)
-        seed = self.config.seed * 7919 + self.iteration
-        has_scripted = self.info.spec.scripted_policy is not None
-        entry = evaluation_entry(
-            self.info, self.sync_net(), cfg, seed, has_scripted, self.iteration, self.decisions
-        )
-        self.history.append(entry)
-        return entry
+    def policy(self):
+        return self.sync_net()
 
-    def save(self, name: str = "latest.pt") -> Path:
-        if self.net is None:
-            self.sync_net()
-        path = self.run_dir / "checkpoints" / name
-        return ckpt.save_checkpoint(
-            path,
-            self.net,
-            self.config,
-            self.info,
-            self.iteration,
-            self.decisions,
-            backend_state(self.run_dir / "rllib_checkpoint"),
-        )
-
-    def _write_eval(self) -> None:
-        write_history(self.run_dir, self.history, self.config.game)
-
-    # ----- the loop ---------------------------------------------------------------------------
-    def train(self) -> dict:
-        import ray
-
+    def imitate(self, data: dict) -> dict:
+        """Behaviour cloning (the native `training.pretrain`) on main's weights, then the result into
+        the learner group and every EnvRunner."""
         cfg = self.config
-        torch.set_num_threads(cfg.threads)
-        torch.manual_seed(cfg.seed)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        started = connect(self.rllib)
-        try:
-            self.algo = build_algorithm(cfg, self.info, self.league, self.rllib)
-            self.pretrain()
-            summary = self._loop()
-        finally:
-            if self.algo is not None:
-                self.algo.stop()
-            if started:
-                ray.shutdown()
-        return summary
-
-    def pretrain(self) -> dict:
-        """pretrain.games > 0: behaviour cloning of the scripted baseline (the native `training.pretrain`)
-        on main's weights before PPO, then the result into the learner group and every EnvRunner."""
-        cfg = self.config
-        if not cfg.pretrain.games or self.pretrain_stats:
-            return self.pretrain_stats
-        from ..pretrain import collect_scripted, pretrain
-
-        if self.info.spec.scripted_policy is None:
-            raise ConfigError(f"pretrain.games needs a scripted baseline; {self.info.spec.name} has none")
         net = self.sync_net()
-        data = collect_scripted(
-            self.info, cfg.pretrain.games, cfg.seed + 12345, False, cfg.pretrain.random_opponents
-        )
         net.train()
-        stats = pretrain(net, data, cfg.pretrain, cfg.ppo.reward_scale, np.random.default_rng([cfg.seed, 1]))
-        stats["pretrain/decisions"] = len(data["action"])
+        rng = np.random.default_rng(Seeds(cfg.seed).minibatches)
+        stats = pretrain(net, data, cfg.pretrain, cfg.ppo.reward_scale, rng)
         set_module_weights(self.algo, MAIN, {k: v.detach().numpy() for k, v in net.state_dict().items()})
-        self.pretrain_stats = stats
         return stats
 
-    def _loop(self) -> dict:
-        cfg = self.config
-        saved = cfg.to_dict()
-        saved.setdefault("backend", "rllib")
-        (self.run_dir / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
-        writer = open_writer(self.run_dir, self.log)
-        if not self.history and (cfg.eval.every or self.pretrain_stats):  # curves start at step 0
-            entry = self.evaluate()  # from the learner group's weights, as every evaluation
-            if self.pretrain_stats:
-                entry["after_pretraining"] = True
-            log_eval(writer, entry)
-            self._write_eval()
-        bar = progress_bar(self.config.progress, self.config.total_steps, 0, f"{self.info.spec.name} (rllib)")
-        wall_start = time.perf_counter()
-        last_time, last_decisions = wall_start, 0
-        last_all, all_decisions = 0, 0
-        while self.decisions < cfg.total_steps:
-            result = self.algo.train()
-            self.iteration += 1
-            self.decisions = main_decisions(result)
-            all_decisions = int(result.get("env_runners", {}).get("num_env_steps_sampled_lifetime", 0))
-            live = self.league.record(result.get("env_runners", {}))
-            if self.league.wants_snapshots() and self.iteration % cfg.opponents.snapshot_every == 0:
-                self.league.add_snapshot(self.algo)
-            elif self.league.slots:
-                self.league.push_mapping(self.algo)  # PFSP probabilities moved
-            now = time.perf_counter()
-            sps = (self.decisions - last_decisions) / max(now - last_time, 1e-9)
-            all_sps = (all_decisions - last_all) / max(now - last_time, 1e-9)
-            last_time, last_decisions, last_all = now, self.decisions, all_decisions
-            if writer is not None:
-                self._log_iteration(writer, result, live, sps, all_sps)
-            if bar is not None:
-                bar.update(self.decisions - bar.n)
-                rates = {f"win_{k}": f"{s / g:.2f}" for k, (g, s, _) in live.items() if g}
-                bar.set_postfix(rates | {"sps": f"{sps:.0f}"})
-            done = self.decisions >= cfg.total_steps
-            if cfg.eval.every and self.iteration % cfg.eval.every == 0 and not done:
-                entry = self.evaluate()
-                log_eval(writer, entry)
-                self._write_eval()
-            if cfg.checkpoint_every and self.iteration % cfg.checkpoint_every == 0 and not done:
-                self.sync_net()
-                self.save("latest.pt")
-                self.save(f"iter_{self.iteration:05d}.pt")
-        wall = time.perf_counter() - wall_start
-        entry = self.evaluate()
-        log_eval(writer, entry)
-        self._write_eval()
-        self.save("latest.pt")
-        self.save("final.pt")
-        rllib_path = None
+    def pretrain(self) -> dict:
+        """The run's warm start (pretrain.games > 0), once; its statistics."""
+        return self.run.warm_start()
+
+    def state_dict(self) -> dict:
+        return backend_state(self.run.run_dir / "rllib_checkpoint")
+
+    def finish(self) -> None:
+        path = (self.run.run_dir / "rllib_checkpoint").resolve()
         try:
-            rllib_path = str(self.algo.save_to_path(str((self.run_dir / "rllib_checkpoint").resolve())))
+            self.rllib_path = str(self.algo.save_to_path(str(path)))
         except Exception as exc:  # the native checkpoints are written; RLlib's own one is a bonus
             warnings.warn(f"could not write RLlib's algorithm checkpoint: {exc}", stacklevel=2)
-        if bar is not None:
-            bar.close()
-        if writer is not None:
-            writer.close()
-        summary = {
-            "run_dir": str(self.run_dir),
-            "backend": "rllib",
-            "iterations": self.iteration,
-            "decisions": self.decisions,
-            "all_decisions": all_decisions,
-            "wall_seconds": round(wall, 1),
+
+    def summary(self) -> dict:
+        return {
+            "all_decisions": self.all_decisions,
             "num_env_runners": self.rllib.num_env_runners,
             "env_runner_nodes": env_runner_nodes(self.algo),
             "snapshot_modules": self.league.state()["slots"],
-            "pretrain": self.pretrain_stats,
-            "rllib_checkpoint": rllib_path,
-            "final_eval": entry,
+            "rllib_checkpoint": self.rllib_path,
         }
-        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-        return summary
 
-    # ----- logging ----------------------------------------------------------------------------
-    def _log_iteration(self, writer, result, live, sps, all_sps) -> None:
-        step = self.decisions
-        learner = result.get("learners", {}).get(MAIN, {})
-        names = {
-            "policy_loss": "loss/policy",
-            "vf_loss": "loss/value",
-            "entropy": "loss/entropy",
-            "mean_kl_loss": "loss/approx_kl",
-            "vf_explained_var": "loss/explained_variance",
-        }
-        for key, name in names.items():
-            if key in learner:
-                try:
-                    writer.add_scalar(name, float(learner[key]), step)
-                except (TypeError, ValueError):
-                    pass
-        for kind, (games, score, ret) in live.items():
-            writer.add_scalar(f"live_win_rate/{kind}", score / games, step)
-            writer.add_scalar(f"episode/learner_return_vs_{kind}", ret / games, step)
-        writer.add_scalar("speed/decisions_per_s", sps, step)
-        writer.add_scalar("speed/all_decisions_per_s", all_sps, step)
-        writer.add_scalar("pool/snapshots", len(self.league.pool.snapshots), step)
+
+# RLlib's learner results -> the names the native trainer logs
+LEARNER_STATS = {
+    "policy_loss": "loss/policy",
+    "vf_loss": "loss/value",
+    "entropy": "loss/entropy",
+    "mean_kl_loss": "loss/approx_kl",
+    "vf_explained_var": "loss/explained_variance",
+}
 
 
 def train(

@@ -1,0 +1,302 @@
+"""Information-set Monte Carlo tree search over the engine contract alone.
+
+`Search` decides for one seat from what that seat knows: every simulation starts from
+`game.resample_hidden(seat, rng)` (a full state drawn from those the seat cannot tell apart), walks
+one tree shared by all draws (single-observer ISMCTS, Cowling, Powley & Whitehouse 2012), expands one
+node, evaluates it by a rollout (or a value function) and backs up every seat's return. The true
+game is read only through `resample_hidden`, so two games the seat cannot tell apart give the same
+decision for the same seed (tests/core checks that `resample_hidden` is a function of the seat's
+information and the rng).
+
+Guided search (AlphaZero-style PUCT) takes a `prior(game, player) -> probabilities` and a
+`value(game) -> return per seat`. `others(game, player, rng) -> action` lets the other seats play a
+known policy inside the tree instead of the tree's choice (a cooperative team searching on the
+assumption that teammates play a known convention: the trained policy, or the scripted players).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .game import Game
+
+Prior = Callable[[Game, int], np.ndarray]  # (game, player) -> a probability per action
+Value = Callable[[Game], np.ndarray]  # game -> an expected return per seat (return units)
+Rollout = Callable[[Game, int, np.random.Generator], int]  # (game, player, rng) -> action
+
+
+@dataclass(frozen=True)
+class SearchBudget:
+    """Simulations per decision, or seconds per decision (whichever ends first when both are set)."""
+
+    simulations: int | None = 100
+    seconds: float | None = None
+
+    def __post_init__(self):
+        if self.simulations is None and self.seconds is None:
+            raise ValueError("a search budget needs simulations or seconds per decision")
+        if self.simulations is not None and self.simulations < 1:
+            raise ValueError(f"simulations per decision must be at least 1, got {self.simulations}")
+        if self.seconds is not None and not self.seconds > 0:
+            raise ValueError(f"seconds per decision must be positive, got {self.seconds}")
+
+
+class Node:
+    """Statistics of one action sequence from the root: visits, summed scaled returns per seat, and
+    how often each child was available (ISMCTS counts availability, not parent visits)."""
+
+    __slots__ = ("visits", "total", "children", "available", "prior", "order")
+
+    def __init__(self, num_players: int):
+        self.visits = 0
+        self.total = np.zeros(num_players)
+        self.children: dict[int, Node] = {}
+        self.available: dict[int, int] = {}
+        self.prior: np.ndarray | None = None
+        self.order: list[int] | None = None  # the order in which a widening search opens actions
+
+
+def reads_game(agent) -> bool:
+    """Whether an agent decides from the game itself (`agent.act(game, seat)`), like Search, rather than
+    from an observation and a mask."""
+    return bool(getattr(agent, "reads_game", False)) and callable(getattr(agent, "act", None))
+
+
+def random_rollout(game: Game, player: int, rng: np.random.Generator) -> int:
+    legal = np.flatnonzero(game.legal_action_mask())
+    return int(legal[rng.integers(len(legal))])
+
+
+def policy_rollout(policy_for_seat: Callable[[int], Callable]) -> Rollout:
+    """Rollouts played by observation policies, one per seat (`policy_for_seat(seat)`, made once), e.g.
+    a game's scripted players: `policy(observation, action_mask) -> action`."""
+    policies: dict[int, Callable] = {}
+
+    def rollout(game: Game, player: int, rng: np.random.Generator) -> int:
+        policy = policies.get(player)
+        if policy is None:
+            policy = policies[player] = policy_for_seat(player)
+        return int(policy(game.observation(player), game.legal_action_mask()))
+
+    return rollout
+
+
+ROLLOUTS = ("scripted", "random")
+
+
+def unguided_search(
+    spec, config, rollout: str | None = None, budget: SearchBudget | None = None, seed: int | None = 0
+) -> Search:
+    """The unguided search of a registered game, with the game's declared defaults (`spec.search`):
+    simulated games finished by its scripted players or by random play, and its simulations per decision.
+    Where the game has scripted players, every node opens their action first and widens from there."""
+    rollout = rollout or spec.search.rollout
+    if rollout not in ROLLOUTS:
+        raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
+    budget = budget or SearchBudget(simulations=spec.search.simulations)
+    if spec.scripted_policy is None:
+        return Search(budget, seed=seed, name="search")
+    scripted = policy_rollout(lambda seat: spec.scripted_policy(config, seat))
+    # a cooperative team (one team, identical returns) searches assuming teammates play the scripted
+    # convention, as a team that agreed on it would; otherwise the others are searched like oneself
+    cooperative = spec.game_class(config, np.random.default_rng(0)).game_type().utility == "identical"
+    return Search(
+        budget,
+        rollout=scripted if rollout == "scripted" else random_rollout,
+        others=scripted if cooperative else None,
+        default=scripted,  # each node opens the scripted player's action first, then widens
+        seed=seed,
+        name="search",
+    )
+
+
+class Search:
+    """ISMCTS for one seat at a time; `act(game, seat) -> action` (a game-reading agent).
+
+    exploration: the UCB1 constant (unguided) or the PUCT constant (guided), on returns scaled to
+    [0, 1] by the game type's bounds. rollout: the policy that finishes a game from a new node
+    (uniform random by default); `max_rollout` cuts a rollout after that many decisions (the leaf is
+    then valued by `value` if given, else by `returns()` as it stands). default: a policy whose action
+    each node opens first; with it the unguided search widens progressively (a node visited n times
+    considers its first 1 + widening * sqrt(n) legal actions, the default's action first, the others
+    in a random order), so a game with hundreds of actions and a budget of a hundred simulations
+    improves on the default policy instead of trying actions at random once each."""
+
+    kind = "search"
+    reads_game = True  # the faces hand it the game (it reads it only through resample_hidden)
+
+    def __init__(
+        self,
+        budget: SearchBudget | None = None,
+        exploration: float | None = None,
+        rollout: Rollout = random_rollout,
+        max_rollout: int | None = None,
+        prior: Prior | None = None,
+        value: Value | None = None,
+        others: Rollout | None = None,
+        default: Rollout | None = None,
+        widening: float = 1.0,
+        seed: int | None = 0,
+        name: str = "search",
+    ):
+        self.budget = budget or SearchBudget()
+        self.exploration = exploration if exploration is not None else (1.5 if prior is not None else 0.7)
+        self.rollout = rollout
+        self.max_rollout = max_rollout
+        self.prior = prior
+        self.value = value
+        self.others = others
+        self.default = default
+        self.widening = widening
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.name = name
+        self.decisions = 0
+        self.last_visits: dict[int, int] = {}  # the root's visit counts at the last searched decision
+        self.seconds = 0.0
+        self.simulations = 0
+
+    # ----- the agent ------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """A new game (nothing carries over; the rng stream goes on, as a training loop's does)."""
+
+    def act(self, game: Game, seat: int) -> int:
+        """The most visited action at the root after the budget is spent."""
+        if game.current_player() != seat:
+            raise ValueError(f"search for seat {seat} asked to move on seat {game.current_player()}'s turn")
+        start = time.perf_counter()
+        legal = np.flatnonzero(game.legal_action_mask())
+        if len(legal) == 1:
+            action = int(legal[0])
+        else:
+            root = self._search(game, seat, start)
+            visits = {a: child.visits for a, child in root.children.items()}
+            self.last_visits = visits
+            best = max(visits.values())
+            action = min(a for a, v in visits.items() if v == best)  # ties: the lowest id, reproducibly
+        self.decisions += 1
+        self.seconds += time.perf_counter() - start
+        return action
+
+    def seconds_per_decision(self) -> float:
+        return self.seconds / self.decisions if self.decisions else 0.0
+
+    # ----- one search -----------------------------------------------------------------------------
+    def _search(self, game: Game, seat: int, start: float) -> Node:
+        gtype = game.game_type()
+        low, high = gtype.min_return, gtype.max_return
+        scale = (low, high - low) if np.isfinite(low) and np.isfinite(high) and high > low else (0.0, 1.0)
+        root = Node(game.num_players)
+        budget = self.budget
+        done = 0
+        while True:
+            self._simulate(game.resample_hidden(seat, self.rng), root, seat, scale)
+            done += 1
+            if budget.simulations is not None and done >= budget.simulations:
+                break
+            if budget.seconds is not None and time.perf_counter() - start >= budget.seconds:
+                break
+        self.simulations += done
+        return root
+
+    def _simulate(self, state: Game, root: Node, seat: int, scale: tuple[float, float]) -> None:
+        path = [root]
+        node = root
+        while not (state.is_terminal() or state.is_truncated()):
+            player = state.current_player()
+            mask = state.legal_action_mask()
+            legal = np.flatnonzero(mask)
+            for a in legal:
+                node.available[int(a)] = node.available.get(int(a), 0) + 1
+            if self.others is not None and player != seat:
+                action = int(self.others(state, player, self.rng))
+            else:
+                action = self._select(state, node, player, legal)
+            child = node.children.get(action)
+            new = child is None
+            if new:
+                child = node.children[action] = Node(state.num_players)
+            state.apply_action(action)
+            path.append(child)
+            node = child
+            if new:
+                break
+        returns = (self._evaluate(state) - scale[0]) / scale[1]
+        for n in path:
+            n.visits += 1
+            n.total += returns
+
+    def _select(self, state: Game, node: Node, player: int, legal: np.ndarray) -> int:
+        if self.prior is not None:
+            return self._select_puct(state, node, player, legal)
+        if self.default is not None:
+            legal = self._widened(state, node, player, legal)
+            untried = [a for a in legal if a not in node.children]
+            if untried:
+                return untried[0]
+        untried = [int(a) for a in legal if int(a) not in node.children]
+        if untried:
+            return untried[int(self.rng.integers(len(untried)))]
+        c = self.exploration
+        best, best_score = -1, -math.inf
+        for a in legal:
+            a = int(a)
+            child = node.children[a]
+            score = child.total[player] / child.visits + c * math.sqrt(
+                math.log(node.available[a]) / child.visits
+            )
+            if score > best_score:
+                best, best_score = a, score
+        return best
+
+    def _widened(self, state: Game, node: Node, player: int, legal: np.ndarray) -> list[int]:
+        """The legal actions a node considers now: the first 1 + widening * sqrt(visits) of its order
+        (the default policy's action first, then the others in a random order)."""
+        if node.order is None:
+            first = int(self.default(state, player, self.rng))
+            node.order = [first] + [int(a) for a in self.rng.permutation(state.num_actions) if a != first]
+        allowed = 1 + int(self.widening * math.sqrt(node.visits))
+        is_legal = set(legal.tolist())
+        out: list[int] = []
+        for a in node.order:
+            if a in is_legal:
+                out.append(a)
+                if len(out) == allowed:
+                    break
+        return out
+
+    def _select_puct(self, state: Game, node: Node, player: int, legal: np.ndarray) -> int:
+        if node.prior is None:
+            node.prior = np.asarray(self.prior(state, player), float)
+        parent_q = node.total[player] / node.visits if node.visits else 0.5
+        root_n = math.sqrt(max(1, node.visits))
+        c = self.exploration
+        best, best_score = -1, -math.inf
+        for a in legal:
+            a = int(a)
+            child = node.children.get(a)
+            n = child.visits if child is not None else 0
+            q = child.total[player] / n if n else parent_q
+            score = q + c * node.prior[a] * root_n / (1 + n)
+            if score > best_score:
+                best, best_score = a, score
+        return best
+
+    def _evaluate(self, state: Game) -> np.ndarray:
+        """Every seat's return from here: the value function at once, or a rollout to the end."""
+        if self.value is not None and self.max_rollout is None and not state.is_terminal():
+            return np.asarray(self.value(state), float)
+        steps = 0
+        while not (state.is_terminal() or state.is_truncated()):
+            if self.max_rollout is not None and steps >= self.max_rollout:
+                break
+            state.apply_action(self.rollout(state, state.current_player(), self.rng))
+            steps += 1
+        if self.value is not None and not state.is_terminal():
+            return np.asarray(self.value(state), float)
+        return np.asarray(state.returns(), float)

@@ -1,0 +1,163 @@
+"""The search agent (envs.core.search): it decides from its seat's information alone, on every game;
+it finds the winning move where one exists; its budget and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.core.search import Search, SearchBudget
+from tests.training.toy_game import SPEC as NIM
+
+from .helpers import random_playthrough
+
+
+def quick_search(seed: int = 3, **kw) -> Search:
+    """A small budget with short rollouts: enough to test behaviour on the big games quickly."""
+    return Search(SearchBudget(simulations=10), max_rollout=12, seed=seed, **kw)
+
+
+def test_search_decides_from_the_seats_information_alone(case):
+    """Two games that differ only in what the searching seat cannot know, same seed: same action."""
+    spec, _, cfg = case
+    rng = np.random.default_rng(5)
+    game = spec.new_game(np.random.default_rng(21), **cfg)
+    checked = steps = 0
+    while checked < 3 and not game.is_terminal() and steps < 400:
+        if game.legal_action_mask().sum() > 1:
+            p = game.current_player()
+            twin = game.resample_hidden(p, rng)
+            a, b = quick_search(), quick_search()
+            assert a.act(game, p) == b.act(twin, p)
+            assert a.last_visits == b.last_visits  # the whole search, not only its choice
+            checked += 1
+        legal = np.flatnonzero(game.legal_action_mask())
+        game.apply_action(int(legal[rng.integers(len(legal))]))
+        steps += 1
+    assert checked > 0
+
+
+def test_search_leaves_the_game_unchanged(case):
+    spec, _, cfg = case
+    game = spec.new_game(np.random.default_rng(4), **cfg)
+    before = (game.state_tensor().tobytes(), game.num_decisions, game.current_player())
+    quick_search().act(game, game.current_player())
+    assert (game.state_tensor().tobytes(), game.num_decisions, game.current_player()) == before
+
+
+def nim_at(pile: int, first: int = 0):
+    game = NIM.new_game(np.random.default_rng(0))
+    game.pile, game.player, game.starter = pile, first, first
+    return game
+
+
+@pytest.mark.parametrize("pile", [5, 6, 7, 9, 10, 11])
+def test_unguided_search_finds_the_winning_nim_move(pile):
+    """Two-player Nim taking 1..3: the only winning move leaves a multiple of 4 stones."""
+    game = nim_at(pile)
+    action = Search(SearchBudget(simulations=600), seed=1).act(game, 0)
+    assert (pile - (action + 1)) % 4 == 0
+
+
+def test_guided_search_follows_a_confident_prior_and_its_values():
+    """With a value that says every position is even, only the prior separates the moves: PUCT
+    spends its visits on the move the prior favours."""
+    game = nim_at(11)
+
+    def prior(g, player):
+        p = np.full(g.num_actions, 0.05)
+        p[0] = 0.9
+        return p
+
+    search = Search(SearchBudget(simulations=50), prior=prior, value=lambda g: np.zeros(g.num_players))
+    assert search.act(game, 0) == 0
+    # with a flat prior, a value that knows Nim finds the winning move (take 3 from 11)
+
+    def nim_value(g):
+        to_move_loses = g.pile % 4 == 0
+        v = np.full(g.num_players, -1.0 if to_move_loses else 1.0)
+        v[1 - g.player] = -v[g.player]
+        return v
+
+    uniform = np.full(game.num_actions, 1 / game.num_actions)
+    search = Search(SearchBudget(simulations=100), prior=lambda g, p: uniform, value=nim_value)
+    assert search.act(game, 0) == 2
+
+
+def test_others_play_a_known_policy_inside_the_tree():
+    """Cooperative 3-player Nim (the team wins when the starter, seat 0, takes the last stone). If the
+    teammates are known to take 2 stones whenever they can, from 6 only taking 1 wins (6 -> 5 -> 3 -> 1
+    -> seat 0 takes it); taking 2 or 3 lets seat 2 take the last. Searched like oneself instead, the
+    teammates could make any first move win."""
+    game = NIM.new_game(np.random.default_rng(0), num_players=3, cooperative=True)
+    game.pile, game.player, game.starter = 6, 0, 0
+    take_two = lambda g, p, rng: min(1, g.pile - 1)  # noqa: E731 - action 1 = take 2 stones
+    for seed in range(3):
+        assert Search(SearchBudget(simulations=200), others=take_two, seed=seed).act(game, 0) == 0
+
+
+def test_search_budget_and_errors():
+    with pytest.raises(ValueError, match="simulations or seconds"):
+        SearchBudget(simulations=None, seconds=None)
+    with pytest.raises(ValueError, match="at least 1"):
+        SearchBudget(simulations=0)
+    with pytest.raises(ValueError, match="positive"):
+        SearchBudget(simulations=None, seconds=-1.0)
+    game = nim_at(7)
+    with pytest.raises(ValueError, match="seat 1 asked to move on seat 0"):
+        Search().act(game, 1)
+
+
+def test_a_seconds_budget_stops_the_search():
+    game = nim_at(11)
+    search = Search(SearchBudget(simulations=None, seconds=0.02), seed=0)
+    search.act(game, 0)
+    assert search.simulations >= 1 and search.seconds < 2.0
+
+
+def test_same_seed_same_decisions():
+    spec_games = []
+    for _ in range(2):
+        game = nim_at(11)
+        search = Search(SearchBudget(simulations=40), seed=9)
+        moves = []
+        while not game.is_terminal():
+            a = search.act(game, game.current_player())
+            moves.append(a)
+            game.apply_action(a)
+        spec_games.append(moves)
+    assert spec_games[0] == spec_games[1]
+
+
+def test_search_plays_a_whole_game_of_each_kind(case):
+    """Every decision of a game taken by a (tiny) search is legal and the game ends."""
+    spec, _, cfg = case
+    game = spec.new_game(np.random.default_rng(8), **cfg)
+    search = Search(SearchBudget(simulations=2), max_rollout=3, seed=0)
+    rng = np.random.default_rng(0)
+    decisions = 0
+    while not (game.is_terminal() or game.is_truncated()) and decisions < 30:
+        game.apply_action(search.act(game, game.current_player()))  # raises if illegal
+        decisions += 1
+    random_playthrough(game, rng)
+
+
+def test_a_default_policy_is_opened_first_and_improved_on():
+    """With one simulation the search plays the default policy's action; with a budget it widens past
+    a poor default (always take 1) to the winning Nim move."""
+    take_one = lambda g, p, rng: 0  # noqa: E731
+    game = nim_at(11)
+    assert Search(SearchBudget(simulations=1), default=take_one, seed=0).act(game, 0) == 0
+    search = Search(SearchBudget(simulations=1000), default=take_one, seed=0)
+    assert search.act(game, 0) == 2
+    assert len(search.last_visits) == 3  # widened to every move
+
+
+def test_widening_opens_actions_one_square_at_a_time():
+    """A node visited n times considers 1 + sqrt(n) actions: with 3 simulations at the root only the
+    default's action and one other are tried."""
+    game = nim_at(11)
+    search = Search(SearchBudget(simulations=3), default=lambda g, p, rng: 1, seed=0)
+    search.act(game, 0)
+    assert set(search.last_visits) <= {1, 0, 2} and len(search.last_visits) == 2
+    assert 1 in search.last_visits

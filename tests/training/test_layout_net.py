@@ -1,0 +1,223 @@
+"""net.kind=layout: the encoder built from the observation layout's axis declarations (training/nets.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from envs.core.errors import ConfigError
+from envs.core.layout import Layout, PieceSpec
+from tests.training.helpers import tiny_config
+from training import Trainer
+from training import checkpoint as ckpt
+from training.cli import config_file, main
+from training.config import load_config
+from training.games import game_info
+from training.nets import MASKED_LOGIT, LayoutEncoder, PolicyNet, plan_layout
+from training.policy import load_policy
+
+GAMES = ("exposed", "exposaurus", "artifacts", "expressions")
+
+
+def layout_net(game: str, *overrides: str):
+    """The game's default config with net.kind=layout, its layout bound, and the network it builds."""
+    config = load_config(config_file(game), ["net.kind=layout", *overrides])
+    info = game_info(config.game, config.game_config)
+    config.net.bind_layout(info.new_game(0).observation_layout)
+    torch.manual_seed(0)
+    return PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net), info, config
+
+
+def random_decisions(info, count: int, seed: int = 0):
+    """Observations and masks of `count` decisions of random play, as tensors."""
+    rng = np.random.default_rng(seed)
+    game, obs, masks = info.new_game(seed), [], []
+    while len(obs) < count:
+        if game.is_terminal() or game.is_truncated():
+            game = info.new_game(int(rng.integers(1 << 30)))
+            continue
+        mask = game.legal_action_mask()
+        obs.append(game.observation(game.current_player()))
+        masks.append(mask)
+        game.apply_action(int(rng.choice(np.flatnonzero(mask))))
+    return torch.as_tensor(np.array(obs), dtype=torch.float32), torch.as_tensor(np.array(masks)).bool()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_default_config_builds_a_layout_net_with_the_right_shapes(game):
+    net, info, _ = layout_net(game)
+    obs, mask = random_decisions(info, 8)
+    state = torch.zeros(8, info.state_dim) if net.uses_state else None
+    logits, value = net.evaluate_flat(obs, mask, state)
+    assert logits.shape == (8, info.num_actions) and value.shape == (8,)
+    step_logits, step_value, hidden = net.step(obs, mask, None, state)
+    assert torch.equal(step_logits, logits) and torch.equal(step_value, value) and hidden is None
+    # every piece is read exactly once, into one group of one scope
+    pieces = [p.name for p in info.new_game(0).observation_layout]
+    read = [name for names in net.trunk.encoder.plan.values() for name in names]
+    assert sorted(read) == sorted(pieces)
+    # leading batch axes pass through the encoder (the trainer evaluates [T, B, obs] too)
+    assert net.trunk(obs.reshape(2, 4, -1)).shape == (2, 4, net.trunk.out_size)
+
+
+@pytest.mark.parametrize("game", ("exposed", "expressions"))
+def test_illegal_actions_get_the_masked_logit_and_zero_probability(game):
+    net, info, _ = layout_net(game)
+    obs, mask = random_decisions(info, 16, seed=1)
+    logits, _ = net.evaluate_flat(obs, mask)
+    assert torch.all(logits[~mask] == MASKED_LOGIT)
+    assert torch.all(logits[mask] > MASKED_LOGIT / 2)
+    probs = torch.softmax(logits, -1)
+    assert torch.all(probs[~mask] == 0)
+    assert torch.allclose(probs.sum(-1), torch.ones(16))
+
+
+def seat_scope(encoder: LayoutEncoder, seats: int):
+    return next(scope for scope in encoder.scopes if scope.seats == seats)
+
+
+def put_seat(layout: Layout, obs: torch.Tensor, names: list[str], source: int, target: int) -> torch.Tensor:
+    """A copy of `obs` with the seat-led pieces `names` of seat `target` replaced by seat `source`'s."""
+    out = obs.clone()
+    views = {p.name: out[:, p.slice].view(-1, *p.shape) for p in layout}
+    for name in names:
+        views[name][:, target] = views[name][:, source]
+    return out
+
+
+@pytest.mark.parametrize("game", ("exposed", "exposaurus", "artifacts", "expressions"))
+def test_seats_share_weights_and_keep_their_relative_order(game):
+    net, info, _ = layout_net(game)
+    layout = info.new_game(0).observation_layout
+    encoder = net.trunk.encoder
+    n = info.num_players
+    names = [name for (seats, _), group in encoder.plan.items() if seats == n for name in group]
+    scope = seat_scope(encoder, n)
+    obs, _ = random_decisions(info, 32, seed=2)
+    # seat 1 given exactly seat 0's pieces: the same per-seat embedding (one encoder for every seat)
+    same = put_seat(layout, obs, names, source=0, target=1)
+    per_seat = scope.per_seat(same)
+    assert torch.allclose(per_seat[:, 0], per_seat[:, 1], atol=1e-6)
+    # the seats are concatenated in relative order: the embedding of seat 1 sits in slot 1, and the
+    # observer's own seat stays distinct (exchanging the two seats' contents changes the output)
+    per_seat = scope.per_seat(obs)
+    differ = (per_seat[:, 0] - per_seat[:, 1]).abs().amax(-1) > 1e-5
+    assert differ.any()
+    exchanged = obs.clone()
+    views = {p.name: exchanged[:, p.slice].view(-1, *p.shape) for p in layout}
+    for name in names:
+        views[name][:, [0, 1]] = views[name][:, [1, 0]]
+    flipped = scope.per_seat(exchanged)
+    assert torch.allclose(flipped[:, 0], per_seat[:, 1], atol=1e-6)
+    assert torch.allclose(flipped[:, 1], per_seat[:, 0], atol=1e-6)
+    assert not torch.allclose(encoder(exchanged)[differ], encoder(obs)[differ])
+
+
+def test_the_first_structural_axis_decides_how_a_piece_is_read():
+    pieces = [
+        PieceSpec("where", (5, 3), "", 0, 1, ("tile", "feature")),
+        PieceSpec("owner", (5, 2), "", 0, 1, ("tile", "seat")),  # led by tile: the tile's features
+        PieceSpec("board", (2, 3, 3, 4), "", 0, 1, ("seat", "row", "col", "feature")),
+        PieceSpec("hands", (2, 6), "", 0, 1, ("seat", "card")),
+        PieceSpec("score", (2,), "", 0, 1, ("seat",)),
+        PieceSpec("cells", (3, 3, 5), "", 0, 1, ("row", "col", "tile")),  # a grid: tiles are channels
+        PieceSpec("phase", (4,), "", 0, 1),
+    ]
+    layout = Layout(pieces)
+    described = [(p.name, p.shape, p.axes) for p in layout]
+    plan = plan_layout(described)
+    assert {key: reader.names for key, reader in plan.items()} == {
+        (0, ("entity", "tile", 5)): ["where", "owner"],
+        (2, ("grid", 3, 3)): ["board"],
+        (2, ("entity", "card", 6)): ["hands"],
+        (2, ("flat",)): ["score"],
+        (0, ("grid", 3, 3)): ["cells"],
+        (0, ("flat",)): ["phase"],
+    }
+    # the gather indexes put each entity's (seat's, cell's) numbers together, features last
+    obs = np.arange(layout.size)
+    views = layout.views(obs)
+    tiles = obs[plan[(0, ("entity", "tile", 5))].index()]
+    assert tiles.shape == (5, 5)
+    assert np.array_equal(tiles[3], np.concatenate([views["where"][3], views["owner"][3]]))
+    boards = obs[plan[(2, ("grid", 3, 3))].index()]
+    assert boards.shape == (2, 3, 3, 4) and np.array_equal(boards[1, 2, 0], views["board"][1, 2, 0])
+    hands = obs[plan[(2, ("entity", "card", 6))].index()]
+    assert hands.shape == (2, 6, 1) and np.array_equal(hands[1, :, 0], views["hands"][1])
+    encoder = LayoutEncoder(described, size=4, channels=3)
+    # table: tiles (2*4) + cells grid (2*4) + phase (4); seats: 2 seats x 2*4
+    assert encoder.out_size == 8 + 8 + 4 + 2 * 8
+    assert encoder(torch.rand(7, layout.size)).shape == (7, encoder.out_size)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_net_layout_lines_describe_every_piece_and_read_back(game):
+    _, info, config = layout_net(game)
+    layout = info.new_game(0).observation_layout
+    assert len(config.net.layout) == len(layout.pieces)
+    assert config.net.pieces() == [(p.name, p.shape, p.axes) for p in layout]
+    reread = load_config(None, [f"game={game}", "net.kind=layout", f"net.layout={config.net.layout}"])
+    assert reread.net.pieces() == config.net.pieces()
+
+
+def test_layout_config_is_checked_and_needed():
+    assert load_config(
+        None, ["game=exposed", "net.layout=['museum: 2 seat x 7 row x 7 col x 24']"]
+    ).net.pieces() == [("museum", (2, 7, 7, 24), ("seat", "row", "col", "feature"))]
+    for bad in ("museum 2 seat", "museum: 2 chair", "museum: 0 seat", "museum: two seat", "museum: 2 x x 3"):
+        with pytest.raises(ConfigError, match="net.layout entries look like"):
+            load_config(None, ["game=exposed", "net.kind=layout", f"net.layout=['{bad}']"])
+    with pytest.raises(ConfigError, match="net.kind"):
+        load_config(None, ["game=exposed", "net.kind=conv"])
+    config = load_config(None, ["game=exposed", "net.kind=layout"])
+    with pytest.raises(ValueError, match="net.kind=layout needs net.layout"):
+        PolicyNet(10, 3, 0, config.net)
+    config.net.layout = ["a: 4"]
+    with pytest.raises(ValueError, match="describes 4 numbers, the observation has 10"):
+        PolicyNet(10, 3, 0, config.net)
+    # a layout already there (a resumed run, a checkpoint) is kept; an MLP config takes none
+    info = game_info("exposed", {})
+    assert config.net.bind_layout(info.new_game(0).observation_layout).layout == ["a: 4"]
+    mlp = load_config(None, ["game=exposed"]).net.bind_layout(info.new_game(0).observation_layout)
+    assert mlp.layout == []
+
+
+@pytest.mark.filterwarnings("ignore:.*torch.jit.load.*:DeprecationWarning")
+@pytest.mark.parametrize("critic", ("separate", "central", "shared"))
+def test_checkpoint_load_policy_and_export_rebuild_the_layout_net(tmp_path, critic):
+    net, info, config = layout_net("exposed", f"net.critic={critic}")
+    with torch.no_grad():  # non-zero weights everywhere, so a missing tensor would show
+        for p in net.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    path = ckpt.save_checkpoint(tmp_path / "latest.pt", net, config, info, 1, 100)
+    data = ckpt.read_checkpoint(path)
+    rebuilt = ckpt.build_net(data)  # from the checkpoint alone: the layout travels in its config
+    obs, mask = random_decisions(info, 12, seed=3)
+    state = torch.rand(12, info.state_dim) if net.uses_state else None
+    with torch.no_grad():
+        expected, value = net.evaluate_flat(obs, mask, state)
+        got, got_value = rebuilt.evaluate_flat(obs, mask, state)
+    assert torch.equal(expected, got) and torch.equal(value, got_value)
+    policy = load_policy(path)
+    # one decision at a time: the same logits up to float rounding (other batch size, other kernels)
+    assert np.allclose(policy.logits(obs[0].numpy(), mask[0].numpy()), expected[0].numpy(), atol=1e-5)
+    out = tmp_path / "policy.pt"
+    assert main(["export", str(path), str(out)]) == 0
+    scripted = torch.jit.load(str(out))
+    logits, hidden = scripted(obs, mask)
+    assert torch.allclose(logits, expected, atol=1e-5) and hidden.shape == (12, 0)
+
+
+def test_a_run_trains_a_layout_net_from_the_game_and_its_policy_loads(tmp_path):
+    config = tiny_config(tmp_path / "run", "net.kind=layout", "total_steps=600", game="exposed")
+    assert config.net.layout == []  # the run binds the game's layout, nothing else names it
+    Trainer(config, log=False).train()
+    saved = ckpt.read_checkpoint(tmp_path / "run")
+    info = game_info("exposed", {})
+    layout = info.new_game(0).observation_layout
+    assert len(saved["train_config"]["net"]["layout"]) == len(layout.pieces)
+    policy = load_policy(tmp_path / "run")
+    obs, mask = random_decisions(info, 5, seed=4)
+    for o, m in zip(obs.numpy(), mask.numpy()):
+        assert m[policy(o, m)]

@@ -1,0 +1,164 @@
+"""Search agents by name everywhere agents are named: match(), evaluate, rate, play, the Gymnasium
+face's opponents=; guided search from a run; errors and the time per decision reported."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from envs.core.errors import ConfigError
+from envs.core.gym_env import SingleSeatEnv
+from envs.core.search import Search, SearchBudget
+from training.cli import main
+from training.evaluate import match
+from training.games import game_info
+from training.search import search_agent
+from training.trainer import Trainer
+
+from .helpers import TOY, tiny_config
+from .toy_game import SPEC
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("search_runs")
+    Trainer(tiny_config(root / "mlp", "total_steps=600"), log=False).train()
+    Trainer(tiny_config(root / "gru", "total_steps=300", "net.kind=gru"), log=False).train()
+    return {"mlp": root / "mlp", "gru": root / "gru"}
+
+
+def test_search_by_name_beats_random_at_nim():
+    """Unguided search plays two-player Nim (nearly) perfectly, so it beats random play clearly."""
+    info = game_info(TOY, {})
+    result = match(info, "search", "random", games=20, seed=1)
+    assert result["win_rate"] >= 0.8
+
+
+def test_guided_search_by_name_plays_and_checks_its_game(runs):
+    info = game_info(TOY, {})
+    guided = search_agent(f"search:{runs['mlp']}", info, SearchBudget(simulations=20))
+    assert guided.prior is not None and guided.value is not None
+    result = match(info, guided, "random", games=6, seed=0)
+    assert result["games"] == 6
+    assert guided.decisions > 0 and guided.seconds_per_decision() > 0
+    with pytest.raises(Exception, match="does not match"):
+        search_agent(f"search:{runs['mlp']}", game_info(TOY, {"num_players": 3}))
+    with pytest.raises(ConfigError, match="feed-forward"):
+        search_agent(f"search:{runs['gru']}", info)
+
+
+def test_evaluate_search_with_a_game_named_on_the_command_line(tmp_path, capsys):
+    out = tmp_path / "out.json"
+    code = main(
+        [
+            "evaluate",
+            "search",
+            "--game",
+            TOY,
+            "pile=7",
+            "--opponents",
+            "random,scripted",
+            "--games",
+            "4",
+            "--simulations",
+            "30",
+            "--output",
+            str(out),
+        ]
+    )
+    assert code == 0
+    report = json.loads(out.read_text())
+    assert report["game"] == TOY and report["game_config"]["pile"] == 7
+    assert set(report["results"]) == {"vs_random", "vs_scripted"}
+    assert report["seconds_per_decision"]["search"] > 0
+    assert "s per decision" in capsys.readouterr().err
+
+
+def test_rate_and_evaluate_guided_search_read_the_game_from_the_run(runs, capsys):
+    assert main(["rate", f"search:{runs['mlp']}", "random", "--games", "2", "--simulations", "5"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert f"search:{runs['mlp']}" in table["seconds_per_decision"]
+    assert (
+        main(["evaluate", str(runs["mlp"]), "--opponents", "search", "--games", "2", "--simulations", "5"])
+        == 0
+    )
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["evaluate", "search", "--opponents", "random", "--games", "2"], "give --game"),
+        (["rate", "search", "random", "--games", "2"], "give --game"),
+        (["evaluate", "search", "--game", TOY, "--simulations", "0", "--games", "2"], "at least 1"),
+        (["evaluate", "search", "--game", TOY, "--seconds", "-1", "--games", "2"], "positive"),
+        (["evaluate", "search", "pile=7", "--games", "2"], "need --game"),
+        (["evaluate", "search", "--game", TOY, "piles=7", "--games", "2"], "piles"),
+        (["evaluate", "search", "--game", TOY, "pile", "--games", "2"], "unrecognized"),
+    ],
+)
+def test_search_command_line_errors_are_clear(argv, message, capsys):
+    with pytest.raises(SystemExit) if message == "unrecognized" else _no_raise():
+        code = main(argv)
+        assert code == 2
+    assert message in capsys.readouterr().err
+
+
+class _no_raise:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_play_against_search(monkeypatch, capsys):
+    moves = iter(["0"] * 20)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(moves))
+    assert main(["play", "search", "--game", TOY, "--seat", "0", "--seed", "3", "--simulations", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "seat 1 plays" in out and "returns:" in out
+
+
+@pytest.mark.parametrize("opponents", ["search", Search(SearchBudget(simulations=30), seed=1)])
+def test_gymnasium_opponents_may_be_search(opponents):
+    """The learner always takes one stone; a searching opponent then wins most games."""
+    env = SingleSeatEnv(SPEC, opponents=opponents)
+    wins = 0
+    for episode in range(8):
+        obs, info = env.reset(seed=episode)
+        done, reward = False, 0.0
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(0)
+            done = terminated or truncated
+        wins += reward > 0
+    assert wins <= 3
+
+
+def test_gymnasium_opponents_guided_search_and_scripted_by_name(runs):
+    env = SingleSeatEnv(SPEC, opponents=f"search:{runs['mlp']}")
+    obs, info = env.reset(seed=0)
+    assert isinstance(env.opponents[1], Search) and env.opponents[1].prior is not None
+    env = SingleSeatEnv(SPEC, opponents=["random", "scripted"])
+    assert env.opponents[0] is None and callable(env.opponents[1])
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match="unknown opponent"):
+        SingleSeatEnv(SPEC, opponents="searchy")
+
+
+def test_guided_value_is_the_critic_per_team_and_keeps_the_known_total(runs):
+    """Two-player zero-sum Nim: the critic is asked for one seat, the other gets minus that."""
+    import torch
+
+    from training import load_policy
+
+    info = game_info(TOY, {})
+    guided = search_agent(f"search:{runs['mlp']}", info)
+    game = info.new_game(5)
+    values = guided.value(game)
+    net = load_policy(runs["mlp"]).net
+    obs = torch.from_numpy(game.observation(0)[None])
+    with torch.no_grad():
+        _, direct, _ = net.step(obs, torch.ones((1, net.num_actions), dtype=torch.bool), None, None, True)
+    assert values[0] == pytest.approx(float(direct[0]), abs=1e-5)
+    assert values.sum() == pytest.approx(0.0, abs=1e-9)
