@@ -89,9 +89,8 @@ def main() -> None:
     start = time.perf_counter()
     table, times, info = card(args.run, args.games, args.simulations, args.seed)
     config = ", ".join(f"{k}={v}" for k, v in info.game_config.items())
-    print(
-        f"{info.spec.title} ({config}): {args.games} games per pair, {args.simulations} simulations per decision"
-    )
+    sims = args.simulations or f"{info.spec.search.simulations} (guided 100)"
+    print(f"{info.spec.title} ({config}): {args.games} games per pair, {sims} simulations per decision")
     print(markdown(table, times))
     print(f"({time.perf_counter() - start:.0f} s)")
 

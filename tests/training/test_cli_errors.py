@@ -215,6 +215,9 @@ def test_sigint_to_a_training_process(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # as in a terminal: a test run started in the background (`cmd &`) inherits an ignored SIGINT,
+        # and Python then installs no KeyboardInterrupt handler
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 120
