@@ -33,8 +33,7 @@ def card(run: str, games: int, simulations: int | None, seed: int = 0) -> tuple[
         "search": search_agent("search", info, budget, seed),
         "guided search": search_agent(f"search:{run}", info, budget, seed),
     }
-    players = {"random": "random", "scripted": "scripted", "PPO": run, **searches}
-    players["PPO"] = ckpt.build_net(data).eval()
+    players = {"random": "random", "scripted": "scripted", "PPO": ckpt.build_net(data).eval(), **searches}
     table = rating_table(info, players, games, seed)
     times = {name: s.seconds_per_decision() for name, s in searches.items()}
     return table, times, info

@@ -236,12 +236,9 @@ class Search:
             return self._select_puct(state, node, player, legal)
         if self.default is not None:
             legal = self._widened(state, node, player, legal)
-            untried = [a for a in legal if a not in node.children]
-            if untried:
-                return untried[0]
         untried = [int(a) for a in legal if int(a) not in node.children]
-        if untried:
-            return untried[int(self.rng.integers(len(untried)))]
+        if untried:  # in the widening order (the default's action first), else at random
+            return untried[0] if self.default is not None else untried[int(self.rng.integers(len(untried)))]
         c = self.exploration
         best, best_score = -1, -math.inf
         for a in legal:
