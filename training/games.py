@@ -73,6 +73,11 @@ class GameInfo:
         return self.game_type is not None and self.game_type.teams == "secret"
 
     @property
+    def rewards_along(self) -> bool:
+        """Whether returns may change before the end (the game type's reward model; assumed without one)."""
+        return self.game_type is None or self.game_type.reward_model == "rewards"
+
+    @property
     def max_decisions(self) -> int | None:
         """Past this many decisions a game is cut (truncated), see `Game.is_truncated`."""
         return self.game_type.max_decisions if self.game_type is not None else None

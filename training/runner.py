@@ -185,6 +185,7 @@ class Runner:
         self.record = record
         self.learner_key = learner_key
         self.reward_scale = reward_scale
+        self.rewards_along = info.rewards_along
         P = info.num_players
         self.games: list = [None] * num_envs
         self.keys: list[list] = [[] for _ in range(num_envs)]
@@ -311,7 +312,19 @@ class Runner:
         g = self.games[i]
         g.apply_action(action)
         self.all_decisions += 1
-        ret = g.returns()
+        terminal = g.is_terminal()
+        truncated = not terminal and g.is_truncated()
+        if terminal or truncated or self.rewards_along:  # a terminal reward model pays only at the end
+            self._collect_rewards(i, g.returns())
+        if terminal:
+            self._end_episode(i)
+        elif truncated:  # cut at the length limit: stop here (the engine would play on)
+            self._end_episode(i, truncated=True)
+        else:
+            self.cur[i] = g.current_player()
+
+    def _collect_rewards(self, i: int, ret: np.ndarray) -> None:
+        """Each seat's change of return goes to its last recorded decision."""
         delta = ret - self.last_ret[i]
         if delta.any():
             self.last_ret[i] = ret
@@ -320,12 +333,6 @@ class Runner:
                 for q in np.flatnonzero(delta):
                     if pend[q] >= 0:
                         self.buf.reward[pend[q]] += delta[q] * self.reward_scale
-        if g.is_terminal():
-            self._end_episode(i)
-        elif g.is_truncated():  # cut at the length limit: stop here (the engine would play on)
-            self._end_episode(i, truncated=True)
-        else:
-            self.cur[i] = g.current_player()
 
     def _net_step(self, key, actor, slots: np.ndarray) -> None:
         games, info = self.games, self.info

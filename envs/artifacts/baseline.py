@@ -13,8 +13,6 @@ import numpy as np
 
 from .data import (
     EVENTS,
-    FX_KILL,
-    FX_PEEK,
     LOOTERS,
     MAFIA_BOSS,
     MAX_ARTIFACT_DRAWS,
@@ -148,18 +146,18 @@ class ScriptedArtifactsPolicy:
         if phase == PH_AGREE:
             return b["yes"][0] if looter else b["no"][0]
         if phase == PH_ELECT:
-            fx = EVENTS[event].effect if event >= 0 else -1
+            fx = EVENTS[event].effect if event >= 0 else ""
             if looter:
                 scores = self._possessed_suspicion(v)
-                if fx == FX_PEEK:
+                if fx == "check_side":
                     scores = np.zeros(self.n)
                     scores[0] = 1
                 return self._seat_action(mask, scores)
             scores = self._suspicion(v)
-            if fx == FX_PEEK:
+            if fx == "check_side":
                 scores = np.zeros(self.n)
                 scores[0] = 1
-            elif fx == FX_KILL and role == POSSESSED:
+            elif fx == "kill" and role == POSSESSED:
                 pass
             return self._seat_action(mask, scores)
         if phase == PH_TALK:

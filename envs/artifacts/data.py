@@ -36,6 +36,7 @@ class Role(NamedTuple):
     ability: str  # "active", "passive" or "none"
     aware_of: tuple[str, ...]  # roles whose players this role learns at set-up (Passive: Aware of)
     text: str
+    active: str = ""  # the Active ability's name (ACTIVE_ABILITIES; the handler: rules.ABILITIES)
 
 
 ROLES: tuple[Role, ...] = (
@@ -56,6 +57,7 @@ ROLES: tuple[Role, ...] = (
         "Revealed. Wrong: that player is publicly cleared (known Academic) and one random piece of "
         "Discard is shuffled back into the draw pile; with an empty Discard the NEXT discarded piece "
         "is shuffled back in instead.",
+        "Seance",
     ),
     Role(
         "Curator",
@@ -64,6 +66,7 @@ ROLES: tuple[Role, ...] = (
         (),
         "Active, Restore: move one piece of an artifact of your choice from Sold to Storage "
         "(it replaces a piece, chosen by vote, if Storage is full). Under Spain the piece is random.",
+        "Restore",
     ),
     Role(
         "Detective",
@@ -72,6 +75,7 @@ ROLES: tuple[Role, ...] = (
         (),
         "Active, Investigate: privately learn the side of another living player (the Forger "
         "appears as an Academic).",
+        "Investigate",
     ),
     Role(
         "Tomb Raider",
@@ -87,6 +91,7 @@ ROLES: tuple[Role, ...] = (
         ("Tomb Raider",),
         "Active, Hit: kill another living player. If it is the Possessed, the Looters win. "
         "Aware of the Tomb Raiders.",
+        "Hit",
     ),
     Role(
         "Smuggler",
@@ -95,6 +100,7 @@ ROLES: tuple[Role, ...] = (
         (),
         "Active, Smuggle: move one piece of an artifact of your choice from Storage to Discard. "
         "Nobody is aware of the Smuggler, and the Smuggler is aware of nobody.",
+        "Smuggle",
     ),
     Role(
         "Forger",
@@ -111,6 +117,7 @@ NUM_ROLES = len(ROLES)
 ACADEMIC, POSSESSED, SHAMAN, CURATOR, DETECTIVE, TOMB_RAIDER, MAFIA_BOSS, SMUGGLER, FORGER = range(NUM_ROLES)
 ROLE_SIDE = tuple(r.side for r in ROLES)
 ROLE_ACTIVE = tuple(r.ability == "active" for r in ROLES)
+ACTIVE_ABILITIES = tuple(r.active for r in ROLES if r.active)
 # the side a player appears to have when an ability or event tells it (the Forger's passive)
 APPARENT_SIDE = tuple(ACADEMICS if i == FORGER else r.side for i, r in enumerate(ROLES))
 AWARE_OF = tuple(frozenset(ROLE_ID[x] for x in r.aware_of) for r in ROLES)
@@ -159,23 +166,24 @@ TYPE_NAMES = ("Action", "Storage", "Random", "Election")
 T_NONE, T_DRAWER, T_RANDOM, T_ELECT = range(4)
 TARGET_NAMES = ("-", "the drawer", "random living", "elected living")
 
-# effect primitives
-(
-    FX_EXPANSION,
-    FX_BORROW,
-    FX_FOXFIRE,
-    FX_REVEAL,
-    FX_PEEK,
-    FX_SILENCE,
-    FX_KILL,
-    FX_RESTORE,
-    FX_DONATION,
-    FX_THEFT,
-    FX_BLACK_MARKET,
-    FX_CANCEL_ALL,
-    FX_UNSILENCE,
-    FX_NOTHING,
-) = range(14)
+# effect primitives: each event row names its effect; rules.EVENT_EFFECTS holds the handler of each
+# name (checked at import), so a misspelt name fails when the rules are imported
+EFFECTS = (
+    "open_extra_slot",
+    "borrow_exhibit",
+    "foxfire",
+    "reveal",
+    "check_side",
+    "silence",
+    "kill",
+    "restore",
+    "donation",
+    "theft",
+    "black_market",
+    "cancel_every_delayed",
+    "unsilence",
+    "nothing",
+)
 
 # ----- resources --------------------------------------------------------------------------------
 BALLOT_BOX, LAWYER, RED_TAPE, INSURANCE = range(4)
@@ -209,7 +217,7 @@ class Event(NamedTuple):
     delay: int  # 0, or the number of rounds until it resolves (the Delayed icon)
     target: int  # T_*
     count: int  # number of target players
-    effect: int  # FX_*
+    effect: str  # the name of its effect (EFFECTS; the handler: rules.EVENT_EFFECTS)
     param: int  # rounds of silence
     resources: tuple[int, ...]  # the resources printed in bold on the card
     text: str
@@ -223,7 +231,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_NONE,
         0,
-        FX_EXPANSION,
+        "open_extra_slot",
         0,
         (),
         "The Extra Storage Slot opens: Storage holds 6 pieces for the rest of the game. Nulled if "
@@ -235,7 +243,7 @@ EVENTS: tuple[Event, ...] = (
         1,
         T_NONE,
         0,
-        FX_BORROW,
+        "borrow_exhibit",
         0,
         (INSURANCE,),
         "Delayed 1: search the draw pile for a piece of the artifact with most pieces in Storage "
@@ -248,7 +256,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_DRAWER,
         1,
-        FX_FOXFIRE,
+        "foxfire",
         0,
         (),
         "The drawer names a role in play (Revealed and Dead roles may be named); one holder of it, "
@@ -260,7 +268,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_RANDOM,
         1,
-        FX_REVEAL,
+        "reveal",
         0,
         (BALLOT_BOX,),
         "A random living player is Revealed.",
@@ -271,7 +279,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_RANDOM,
         1,
-        FX_PEEK,
+        "check_side",
         0,
         (BALLOT_BOX,),
         "A random living player privately learns the side of another living player of their choice.",
@@ -282,7 +290,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_ELECT,
         1,
-        FX_REVEAL,
+        "reveal",
         0,
         (LAWYER, RED_TAPE),
         "Elect a player: they are Revealed.",
@@ -293,7 +301,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_ELECT,
         1,
-        FX_SILENCE,
+        "silence",
         3,
         (LAWYER, RED_TAPE),
         "Elect a player: they are Silenced for 3 rounds.",
@@ -304,7 +312,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_ELECT,
         1,
-        FX_PEEK,
+        "check_side",
         0,
         (LAWYER, RED_TAPE),
         "Elect a player: they privately learn the side of another living player of their choice.",
@@ -315,7 +323,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_ELECT,
         2,
-        FX_SILENCE,
+        "silence",
         2,
         (LAWYER, RED_TAPE),
         "Elect two players (the two most voted): both are Silenced for 2 rounds.",
@@ -326,7 +334,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_ELECT,
         1,
-        FX_KILL,
+        "kill",
         0,
         (LAWYER, RED_TAPE),
         "Elect a player: they die.",
@@ -337,7 +345,7 @@ EVENTS: tuple[Event, ...] = (
         2,
         T_RANDOM,
         1,
-        FX_KILL,
+        "kill",
         0,
         (BALLOT_BOX, INSURANCE),
         "Delayed 2: a random living player dies.",
@@ -348,7 +356,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_RANDOM,
         1,
-        FX_SILENCE,
+        "silence",
         2,
         (BALLOT_BOX,),
         "A random living player is Silenced for 2 rounds.",
@@ -359,7 +367,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_RANDOM,
         2,
-        FX_SILENCE,
+        "silence",
         1,
         (BALLOT_BOX,),
         "Two random living players are Silenced for 1 round.",
@@ -370,7 +378,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_NONE,
         0,
-        FX_RESTORE,
+        "restore",
         0,
         (),
         "Vote for an artifact in Sold: one piece of it returns to Storage (replacing if full).",
@@ -381,7 +389,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_NONE,
         0,
-        FX_DONATION,
+        "donation",
         0,
         (),
         "Vote for an artifact: search the draw pile for a piece of it and Keep it (replacing if full).",
@@ -392,7 +400,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_NONE,
         0,
-        FX_THEFT,
+        "theft",
         0,
         (),
         "Vote for an artifact in Storage: one piece of it is Discarded.",
@@ -403,7 +411,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_NONE,
         0,
-        FX_BLACK_MARKET,
+        "black_market",
         0,
         (),
         "Search the draw pile for a piece of the artifact with fewest pieces in Sold + Discard "
@@ -415,21 +423,21 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_NONE,
         0,
-        FX_CANCEL_ALL,
+        "cancel_every_delayed",
         0,
         (),
         "Cancel Status of every Delayed event in play (cards with the Delayed icon; an Election delayed "
         "by Red Tape is not one and still resolves).",
     ),
-    E("Amnesty", ACTION, 0, T_NONE, 0, FX_UNSILENCE, 0, (), "Every Silenced player is no longer Silenced."),
-    E("Quiet Day", ACTION, 0, T_NONE, 0, FX_NOTHING, 0, (), "Nothing happens."),
+    E("Amnesty", ACTION, 0, T_NONE, 0, "unsilence", 0, (), "Every Silenced player is no longer Silenced."),
+    E("Quiet Day", ACTION, 0, T_NONE, 0, "nothing", 0, (), "Nothing happens."),
     E(
         "Rumour Mill",
         RANDOM,
         1,
         T_RANDOM,
         1,
-        FX_REVEAL,
+        "reveal",
         0,
         (BALLOT_BOX, INSURANCE),
         "Delayed 1: a random living player is Revealed.",
@@ -440,7 +448,7 @@ EVENTS: tuple[Event, ...] = (
         1,
         T_ELECT,
         1,
-        FX_REVEAL,
+        "reveal",
         0,
         (INSURANCE,),
         "Delayed 1: elect a player: they are Revealed.",
@@ -451,7 +459,7 @@ EVENTS: tuple[Event, ...] = (
         2,
         T_NONE,
         0,
-        FX_DONATION,
+        "donation",
         0,
         (INSURANCE,),
         "Delayed 2: vote for an artifact: search the draw pile for a piece of it and Keep it.",
@@ -462,7 +470,7 @@ EVENTS: tuple[Event, ...] = (
         1,
         T_NONE,
         0,
-        FX_BLACK_MARKET,
+        "black_market",
         0,
         (INSURANCE,),
         "Delayed 1: as Black Market.",
@@ -473,7 +481,7 @@ EVENTS: tuple[Event, ...] = (
         0,
         T_DRAWER,
         1,
-        FX_PEEK,
+        "check_side",
         0,
         (),
         "The drawer privately learns the side of another living player of their choice.",
@@ -527,7 +535,7 @@ MAX_PURCHASES = max(
     max(sum(1 for e in EVENTS if r in e.resources) for r in range(NUM_RESOURCES)),
     sum(1 for e in EVENTS if e.delay),
 )  # 6
-MAX_SILENCE = max(e.param for e in EVENTS if e.effect == FX_SILENCE)  # 3 rounds
+MAX_SILENCE = max(e.param for e in EVENTS if e.effect == "silence")  # 3 rounds
 MAX_DELAY = max(max(e.delay for e in EVENTS), 1)  # 2 rounds (Red Tape: 1)
 # closed votes one seat takes part in: per round at most one purchase vote per window step (n) and
 # three card votes (keep, overflow, extra sale; an event card has at most two); per game at most two
@@ -556,7 +564,8 @@ def markdown_tables() -> str:
     """The RULES.md tables (roles, chart, events, resources, sites), generated from the data above."""
     out = ["### Roles", "", _row(("role", "side", "ability", "aware of", "text")), _row(["---"] * 5)]
     for r in ROLES:
-        out.append(_row((r.name, SIDE_NAMES[r.side], r.ability, ", ".join(r.aware_of) or "-", r.text)))
+        ability = f"active: `{r.active}`" if r.active else r.ability
+        out.append(_row((r.name, SIDE_NAMES[r.side], ability, ", ".join(r.aware_of) or "-", r.text)))
     out += ["", "### Role chart (Looters in brackets)", ""]
     out.append(_row(["players", "Looters"] + [f"preference `{p}`" for p in PREFERENCES]))
     out.append(_row(["---"] * (2 + len(PREFERENCES))))
@@ -572,13 +581,13 @@ def markdown_tables() -> str:
             cells.append(", ".join(parts))
         out.append(_row(cells))
     out += ["", "Preferences: " + "; ".join(f"`{k}`: {v}" for k, v in PREFERENCE_TEXT.items()) + ".", ""]
-    out += ["### Events (25)", "", _row(("#", "event", "type", "targets", "resources", "text"))]
-    out.append(_row(["---"] * 6))
+    out += ["### Events (25)", "", _row(("#", "event", "type", "targets", "resources", "effect", "text"))]
+    out.append(_row(["---"] * 7))
     for i, e in enumerate(EVENTS):
         kind = TYPE_NAMES[e.type] + (f" + Delayed {e.delay}" if e.delay else "")
         targets = "-" if e.target == T_NONE else f"{e.count} {TARGET_NAMES[e.target]}"
         res = ", ".join(f"**{RESOURCES[r].name}**" for r in e.resources) or "-"
-        out.append(_row((i + 1, e.name, kind, targets, res, e.text)))
+        out.append(_row((i + 1, e.name, kind, targets, res, f"`{e.effect}`", e.text)))
     out += [
         "",
         "### Resources",

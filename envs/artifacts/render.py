@@ -114,7 +114,8 @@ def _card_lines(game) -> list[str]:
         e = EVENTS[game.card - NUM_ARTIFACT_CARDS]
         lines.append(f"event, {TYPE_NAMES[e.type]}" + (f", Delayed {e.delay}" if e.delay else ""))
         lines.append(e.text)
-    lines += [text for on, text in zip(game.mods, MODS) if on]
+    status = (game.ballot_box, game.skipped, game.red_tape, game.nulled)
+    lines += [text for on, text in zip(status, MODS) if on]
     return lines
 
 
@@ -168,9 +169,9 @@ def _vote_tags(game, player: int | None, s: int) -> list[str]:
     """Who has voted in the open vote is public; what they voted only to themselves (and the table)."""
     from .rules import IS_VOTE
 
-    if game.phase < 0 or not IS_VOTE[game.phase] or s not in game.actors:
+    if game.phase < 0 or not IS_VOTE[game.phase] or s not in game.voting:
         return []
-    if s not in game.actors[: game.ai]:
+    if game.ballots[s] < 0:
         return ["to vote"]
     if player is None or player == s:
         return [f"voted {_ballot_text(game, game.phase, game.ballots[s])}"]

@@ -8,55 +8,57 @@ card says (Random, Election, Storage, Action, Delayed); Delayed events resolve a
 round. Both sides' win conditions are checked after every change of the table. Readings of what the
 text leaves open are marked "ours" in RULES.md.
 
-The flow is a small explicit state machine of plain data (so clone() is a structural copy): `tasks`
-is a stack of plain tuples run by `_run()` until a decision is needed; a decision is (`phase`,
-`actors`, `ai`): the players who must choose, in order. Votes collect secret ballots and publish them when the last voter has voted.
+The flow is one `envs.core.flow.TurnFlow` (`self.flow`), a stack of frames naming the rule functions:
+- `Do` frames are the steps the rules take by themselves: `_round` (draw), `_window` (the next seat's
+  turn in the round window), `_card` (the card's vote or event), `_end_round`, `_resolve` (an event),
+  `_elect_vote`, `_extra_sale`, `_offer_check` / `_offer_death_ability`, and each vote's close.
+- a `Decide` frame waits for one seat: its kind is the phase (PH_*: the observation's phase one-hot and
+  the illegal-action reason read it), `legal` marks the mask, `then` carries the choice out; its args
+  are (seat, context).
+- a vote is one Decide frame per voter above the Do frame that closes it (`_open_vote`): ballots stay
+  secret until the last voter's, and the close publishes them all.
+`_win` clears the flow. What a data row selects is a table of functions beside the rules, checked at
+import: EVENT_EFFECTS (an event's effect), ABILITIES (a role's Active ability), RESOURCE_EFFECTS, and
+PIECE_VOTES (a vote over artifacts: its options and its result).
+
+observation(p) is one gather (envs.core.observer.seat_gathers, from the layout's seat axes) from a
+source vector in absolute seats; the bookkeeping that keeps that source current (QUIET_STEPS and
+friends) sits apart from the rules, at the end of the module.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from envs.core import Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
+from envs.core.flow import Do, TurnFlow, check_handlers
 from envs.core.game import copy_rng, copy_state
+from envs.core.observer import seat_gathers
 
 from .data import (
     ABILITY_FROM_ROUND,
     ACADEMIC_COLLECTION,
     ACADEMICS,
+    ACTIVE_ABILITIES,
     APPARENT_SIDE,
     ARTIFACTS,
     AWARE_OF,
     BALLOT_BOX,
-    CURATOR,
-    DETECTIVE,
+    EFFECTS,
     ELECTION,
     EMPTY_PILE_COLLECTION,
     EVENTS,
     EXTRA_SLOT,
-    FX_BLACK_MARKET,
-    FX_BORROW,
-    FX_CANCEL_ALL,
-    FX_DONATION,
-    FX_EXPANSION,
-    FX_FOXFIRE,
-    FX_KILL,
-    FX_NOTHING,
-    FX_PEEK,
-    FX_RESTORE,
-    FX_REVEAL,
-    FX_SILENCE,
-    FX_THEFT,
-    FX_UNSILENCE,
     INSURANCE,
     LAWYER,
     LOOTER_EACH,
     LOOTERS,
-    MAFIA_BOSS,
     MAX_ARTIFACT_DRAWS,
     MAX_DECISIONS,
     MAX_DELAY,
@@ -81,10 +83,9 @@ from .data import (
     ROLE_ACTIVE,
     ROLE_NAMES,
     ROLE_SIDE,
-    SHAMAN,
+    ROLES,
     SIDE_NAMES,
     SITES,
-    SMUGGLER,
     SOLD_START,
     STORAGE_EVENTS,
     STORAGE_LIMIT,
@@ -148,7 +149,6 @@ TYPE_VOTES = (PH_OVERFLOW, PH_REPLACE, PH_EXTRA, PH_RESTORE, PH_DONATION, PH_THE
 NUM_VOTE_KINDS = len(VOTE_PHASES)
 VOTE_KIND = {ph: i for i, ph in enumerate(VOTE_PHASES)}
 IS_VOTE = tuple(ph in VOTE_PHASES for ph in range(NUM_PHASES))
-IS_TYPE_VOTE = tuple(ph in TYPE_VOTES for ph in range(NUM_PHASES))
 
 NO_WINNER = -1
 
@@ -369,8 +369,9 @@ def state_layout(n: int, obs: Layout) -> Layout:
 
 class Definition:
     """What a configuration fixes, built once and shared by every game of it and by every copy: the
-    flat action space's offsets, the observation and state layouts, the role chart, each observer's
-    seat rotation. A game holds these attributes by reference; clone() copies only the mutable state."""
+    flat action space's offsets, the observation and state layouts, the role chart, the observation's
+    source layout and gather index. A game holds these attributes by reference; clone() copies only
+    the mutable state (and the turn flow)."""
 
     def __init__(self, cfg: ArtifactsConfig):
         n = self.num_players = cfg.num_players
@@ -391,22 +392,66 @@ class Definition:
         self.num_actions = self.A_VOUCH + n
         self.observation_layout = observation_layout(n)
         self.state_layout = state_layout(n, self.observation_layout)
+        self.site = cfg.site
         self.chart = role_chart(n, cfg.preference)
         self.num_looters = sum(ROLE_SIDE[r] == LOOTERS for r in self.chart)
-        self._rot = [np.array([(p + k) % n for k in range(n)]) for p in range(n)]
+        self._observe_at(n)
+
+    def _observe_at(self, n: int) -> None:
+        """The observation's source vector, one per game, in absolute seats: every seat's role one-hot
+        [n, roles] (the observer's row is my_role), what each observer knows of every seat by relative
+        seat ([n, n, roles] and [n, n, 2]: its row is known_roles / known_sides), then the public
+        pieces in layout order. observation(p) is one gather from it, derived from the layout's seat
+        axes (envs.core.observer.seat_gathers)."""
         lay = self.observation_layout
-        self._priv_size = lay["known_sides"].offset + lay["known_sides"].size
-        self._gidx = public_gathers(lay, self._priv_size, self._rot)
-        # where each public piece lies in the public vector, and the part the configuration fixes
+        R = NUM_ROLES
+        self._roles_at = slice(0, n * R)
+        self._known_roles_at = slice(n * R, n * R + n * n * R)
+        self._known_sides_at = slice(self._known_roles_at.stop, self._known_roles_at.stop + n * n * 2)
+        first_public = lay["known_sides"].offset + lay["known_sides"].size
+        shift = self._known_sides_at.stop - first_public
+        # where each public piece lies in the source, and the part the configuration fixes
         self._at = {
-            piece.name: slice(piece.offset - self._priv_size, piece.offset - self._priv_size + piece.size)
+            piece.name: slice(piece.offset + shift, piece.offset + shift + piece.size)
             for piece in lay.pieces
-            if piece.offset >= self._priv_size
+            if piece.offset >= first_public
         }
-        self._pub_fixed = np.zeros(lay.size - self._priv_size, dtype=np.float32)
-        self._pub_fixed[self._at["site"].start + SITES.index(cfg.site)] = 1
+        self._public_at = slice(first_public + shift, lay.size + shift)
+        self._pub_fixed = np.zeros(lay.size - first_public, dtype=np.float32)
+        self._pub_fixed[self._at["site"].start - shift - first_public + SITES.index(self.site)] = 1
         for r in self.chart:
-            self._pub_fixed[self._at["chart"].start + r] += 0.25
+            self._pub_fixed[self._at["chart"].start - shift - first_public + r] += 0.25
+        self._source_size = lay.size + shift
+        # pieces written together (contiguous in the layout)
+        self._seat_flags_at = slice(self._at["alive"].start, self._at["cleared"].stop)
+        self._piles_at = slice(self._at["storage"].start, self._at["discard"].stop)
+        self._no_piles = [0] * (2 * NUM_ARTIFACTS)
+        names = [piece.name for piece in lay.pieces]
+        for run in (
+            ("alive", "revealed", "silenced", "silence_left", "ability_used", "cleared"),
+            ("storage", "sold", "discard"),
+        ):
+            i = names.index(run[0])
+            assert tuple(names[i : i + len(run)]) == run, f"{run} must stay contiguous in the layout"
+        self._observer_index = seat_gathers(
+            lay,
+            n,
+            starts={name: at.start for name, at in self._at.items()},
+            own={
+                "my_role": self._roles_at.start,
+                "known_roles": self._known_roles_at.start,
+                "known_sides": self._known_sides_at.start,
+            },
+            rotate={"last_vote": vote_target_seats},
+        )
+
+
+def vote_target_seats(block: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """last_vote's columns [yes, no, seat x n, artifact x5, none]: the seat columns are relative too."""
+    n = len(perm)
+    cols = np.arange(block.shape[1])
+    cols[2 : 2 + n] = 2 + perm
+    return block[:, cols]
 
 
 _DEFINITIONS: dict[ArtifactsConfig, Definition] = {}
@@ -418,55 +463,11 @@ def definition(cfg: ArtifactsConfig) -> Definition:
     return _DEFINITIONS[cfg]
 
 
-# Seat axes of the public pieces, rotated so that seat 0 is the observer ("cols": last_vote's target
-# columns are seats too).
-PUBLIC_SEAT_AXES = {
-    "alive": (0,),
-    "revealed": (0,),
-    "silenced": (0,),
-    "silence_left": (0,),
-    "ability_used": (0,),
-    "cleared": (0,),
-    "drawer": (0,),
-    "to_act": (0,),
-    "last_vote": (0, "cols"),
-    "keep_sell_record": (0,),
-    "majority_record": (0,),
-    "election_record": (0, 1),
-    "talk_last": (0, 1),
-    "talk_record": (0, 1),
-}
-
-
-def public_gathers(lay: Layout, priv_size: int, rot: list[np.ndarray]) -> list[np.ndarray]:
-    """Each observer's gather from the public vector (absolute seats) to its view of it."""
-    n = len(rot)
-    out = []
-    for p in range(n):
-        parts = []
-        for piece in lay.pieces:
-            if piece.offset < priv_size:
-                continue
-            base = np.arange(piece.size).reshape(piece.shape) + piece.offset - priv_size
-            axes = PUBLIC_SEAT_AXES.get(piece.name, ())
-            if 0 in axes:
-                base = base[rot[p]]
-            if 1 in axes:
-                base = base[:, rot[p]]
-            if "cols" in axes:
-                cols = np.arange(piece.shape[1])
-                cols[2 : 2 + n] = 2 + rot[p]
-                base = base[:, cols]
-            parts.append(base.ravel())
-        out.append(np.concatenate(parts))
-    return out
-
-
-# The mutable state, by how clone() copies it: flat lists, numpy arrays. Besides these, `delayed`
+# The mutable state, by how clone() copies it: flat lists, numpy arrays. Besides these, the flow, `delayed`
 # (a list of lists), `peek_options` (a dict), `vault` and `rng` get their own copies; every other
 # attribute is the configuration's fixed definition (shared), an immutable value (ints, tuples,
-# strings), or a read-only cache that is replaced and never written (`_mask_cache`, `_kr`, `_ks`); the
-# public-vector cache `_pub` is copied with its flags.
+# strings), or a read-only cache that is replaced and never written (`_mask_cache`); the observation
+# source `_source` is copied with its flags.
 LIST_FIELDS = (
     "alive",
     "revealed",
@@ -475,12 +476,10 @@ LIST_FIELDS = (
     "silenced_until",
     "peeks",
     "events_gone",
-    "mods",
     "resources_bought",
-    "actors",
+    "voting",
     "ballots",
     "order",
-    "tasks",
     "storage",
     "sold",
     "discard",
@@ -567,9 +566,9 @@ class Artifacts(Game):
     ):
         super().__init__(config, rng, **options)
         self.__dict__.update(vars(definition(self.config)))  # shared by reference
-        self._pub: np.ndarray | None = None  # the public vector, built on the first observation
+        self._source: np.ndarray | None = None  # the observation source, built on the first observation
         self._pub_dirty = True
-        self._pub_actor = -1
+        self._pub_decision: tuple[int, int] | None = None  # (seat, kind) shown as to_act and phase
         self._know_key = None
         self._setup()
 
@@ -580,11 +579,12 @@ class Artifacts(Game):
     def _copy(self, rng: np.random.Generator) -> Artifacts:
         """clone() with the given generator for the copy's chance."""
         g = copy_state(self, LIST_FIELDS, ARRAY_FIELDS, ("delayed",))
+        g.flow = self.flow.copy()
         g.peek_options = self.peek_options.copy()
         if self.vault is not None:
             g.vault = self.vault.copy()
-        if self._pub is not None:
-            g._pub = self._pub.copy()
+        if self._source is not None:
+            g._source = self._source.copy()
         g.rng = rng
         return g
 
@@ -612,8 +612,8 @@ class Artifacts(Game):
         self.pile = [int(c) for c in pile]  # top of the pile = end of the list
         self.vault = Vault.unknown(self.hidden_pieces(), sum(self.sold), 0) if self.spain else None
         self.first_seat = int(rng.integers(self.num_players))
-        self.tasks.append(("round",))
-        self._run()
+        self.flow.do(Artifacts._round)
+        self._advance()
 
     def _setup_rest(self) -> None:
         """Everything but the roles and the piles, as at the start of the game."""
@@ -639,21 +639,18 @@ class Artifacts(Game):
         self.drawer = -1
         self.card = -1
         self.card_in_hand = False  # an artifact drawn but not yet kept or sold
-        self.mods = [False, False, False, False]  # ballot box, skipped, red tape, nulled
+        self._reset_card_status()
         self.bought_now = 0  # bitmask of resources bought this round
         self.called_now = False
         self.resources_bought = [0] * NUM_RESOURCES
         self.suggested = -1
         self.winner = NO_WINNER
         self.end_reason = ""
-        # decisions
-        self.phase = -1
-        self.actors: list[int] = []
-        self.ai = 0
-        self.ctx: tuple = ()
-        self.ballots = [-1] * n  # raw actions of the open vote (secret)
-        self.order: list[int] = []
-        self.tasks: list[tuple] = []
+        # what happens next, and the open vote
+        self.flow = TurnFlow()
+        self.voting: list[int] = []  # the voters of the open (or last) vote, in voting order
+        self.ballots = [-1] * n  # the open vote's ballots (secret): raw actions, a seat in an election
+        self.order: list[int] = []  # the round window's seats, from the drawer
         # public records
         V = 2 + n + NUM_ARTIFACTS + 1
         self.last_vote_kind = -1
@@ -735,16 +732,21 @@ class Artifacts(Game):
         self.vault = Vault.unknown(self.hidden_pieces(), sum(sold), sum(discard)) if self.spain else None
         self.first_seat = first_seat % n
         self.round = start_round - 1
-        self.tasks = [("round",)]
+        self.flow.do(Artifacts._round)
         self._mask_cache = None
-        self._run()
+        self._advance()
         self._pub_dirty = True
 
     # ===== the contract ============================================================================
     def current_player(self) -> int:
-        if self.winner != NO_WINNER or self.phase < 0:
-            return -1
-        return self.actors[self.ai]
+        top = self.flow.decision
+        return -1 if top is None or self.winner != NO_WINNER else top.player
+
+    @property
+    def phase(self) -> int:
+        """The waiting decision's kind (PH_*), -1 when none waits (read-only: the flow decides)."""
+        top = self.flow.decision
+        return -1 if top is None or self.winner != NO_WINNER else top.kind
 
     def is_terminal(self) -> bool:
         return self.winner != NO_WINNER
@@ -803,6 +805,10 @@ class Artifacts(Game):
         """The side p knows seat s to have (-1: unknown); private checks see apparent sides."""
         if self.knows_role(p, s):
             return ROLE_SIDE[int(self.roles[s])]
+        return self._side_learnt(p, s)
+
+    def _side_learnt(self, p: int, s: int) -> int:
+        """The side p learnt of seat s without its role (-1: none): a public clear, a private check."""
         if self.cleared[s]:
             return ACADEMICS
         for who, whom in self.peeks:
@@ -811,23 +817,21 @@ class Artifacts(Game):
         return -1
 
     # ===== the driver ==============================================================================
-    def _decide(self, phase: int, actors: list[int], ctx: tuple = ()) -> None:
-        self.phase, self.actors, self.ai, self.ctx = phase, actors, 0, ctx
-        if IS_VOTE[phase]:
-            self.ballots = [-1] * self.num_players
-
-    def _run(self) -> None:
-        """Run queued tasks until a decision is needed or the game is over."""
-        while self.phase < 0 and self.winner == NO_WINNER:
-            task = self.tasks.pop()
-            getattr(self, "_t_" + task[0])(*task[1:])
+    def _advance(self) -> None:
+        """Play the rules' own steps (Do frames) until a seat must decide or the game is over."""
+        frames = self.flow.frames
+        while frames and type(frames[-1]) is Do and self.winner == NO_WINNER:
+            step = frames.pop()
+            if step.run not in QUIET_STEPS:  # (observation bookkeeping: see QUIET_STEPS)
+                self._pub_dirty = True
+            step.run(self, *step.args)
 
     def _win(self, side: int, reason: str) -> None:
+        """The game ends at once: nothing left to do is done."""
         if self.winner == NO_WINNER:
             self.winner = side
             self.end_reason = reason
-            self.phase = -1
-            self.tasks.clear()
+            self.flow.clear()
             self.log.append(f"{SIDE_NAMES[side]} win: {reason}")
 
     def _check_academics(self) -> None:
@@ -847,7 +851,8 @@ class Artifacts(Game):
             self._win(LOOTERS, "2 pieces of each artifact in Sold + Discard")
 
     # ===== a round ==================================================================================
-    def _t_round(self) -> None:
+    def _round(self) -> None:
+        """The next living seat draws the top card; then the round window, the card, the round's end."""
         n = self.num_players
         if not self.pile:
             best = max(self.storage)
@@ -865,11 +870,11 @@ class Artifacts(Game):
             start = (start + 1) % n
         self.drawer = start
         self.card = self.pile.pop()
-        self.mods = [False, False, False, False]
+        self._reset_card_status()
         self.bought_now = 0
         self.called_now = False
         self.order = self.living()
-        self.tasks.append(("end_round",))
+        self.flow.do(Artifacts._end_round)
         if self.card < NUM_ARTIFACT_CARDS:
             self.card_in_hand = True
             if self.vault is not None:  # the pile held this piece
@@ -882,56 +887,82 @@ class Artifacts(Game):
             self.events_gone[ev] = True
             self.log.append(f"round {self.round}: player {self.drawer} draws {EVENTS[ev].name}")
             if ev in STORAGE_EVENTS and self.storage_event >= 0 and self.storage_event != ev:
-                self.mods[3] = True  # nulled (FAQ: Storage Expansion vs Borrow Exhibit)
+                self.nulled = True  # FAQ: Storage Expansion vs Borrow Exhibit
             elif ev in STORAGE_EVENTS:
                 self.storage_event = ev  # active from the draw on
-        self.tasks.append(("card",))
-        self.tasks.append(("window", 0))
+        self.flow.do(Artifacts._card)
+        self.flow.do(Artifacts._window, 0)
 
-    def _t_window(self, i: int) -> None:
+    def _reset_card_status(self) -> None:
+        """What the resources and the Storage events did to this round's card (public)."""
+        self.ballot_box = False  # Ballot Box bought: this Random event's targets are elected
+        self.skipped = False  # Lawyer bought: this Election is skipped
+        self.red_tape = False  # Red Tape bought: this Election resolves at the end of the next round
+        self.nulled = False  # a Storage event drawn while the other one is active
+
+    def _window(self, i: int) -> None:
+        """The round window: the i-th seat from the drawer (if alive) may act."""
         order = self.order
         while i < len(order) and not self.alive[order[i]]:
             i += 1
         if i < len(order):
-            self._decide(PH_WINDOW, [order[i]], (i,))
+            s = order[i]
+            self.flow.decide(PH_WINDOW, s, Artifacts._window_options, Artifacts._window_choice, s, i)
 
-    def _t_card(self) -> None:
+    def _window_options(self, mask: np.ndarray, s: int, i: int) -> None:
+        mask[self.A_PASS] = True
+        if self.round >= ABILITY_FROM_ROUND and self.ability_targets(s):
+            mask[self.A_USE] = True
+        for r in self.suggestable():
+            mask[self.A_RES + r] = True
+        if self.spain and not self.called_now:
+            mask[self.A_CALL] = True
+
+    def _window_choice(self, action: int, s: int, i: int) -> None:
+        self.flow.do(Artifacts._window, i + 1)
+        if action == self.A_USE:
+            self._announce_ability(s)
+        elif action == self.A_CALL:
+            self._spain_call(s)
+        elif action != self.A_PASS:
+            self._suggest(s, action - self.A_RES)
+
+    def _card(self) -> None:
+        """The card after the window: an artifact goes to the keep vote; an event is followed (unless
+        nulled or skipped), now or, Delayed or Red-Taped, at the end of a later round."""
         if self.card < NUM_ARTIFACT_CARDS:
-            self._decide(PH_KEEP, self.voters() or [], ())
-            if not self.actors:
-                self.phase = -1
-                self._close_keep()
+            self._open_vote(PH_KEEP, Artifacts._yes_no_options, Artifacts._cast_ballot, Artifacts._close_keep)
             return
         ev = self.card - NUM_ARTIFACT_CARDS
-        if self.mods[3] or self.mods[1]:  # nulled or skipped (Lawyer)
+        if self.nulled or self.skipped:
             return
         e = EVENTS[ev]
-        if e.delay or self.mods[2]:
+        if e.delay or self.red_tape:
             delay = e.delay if e.delay else 1
-            self.delayed.append([ev, self.round + delay, self.round, int(self.mods[0])])
+            self.delayed.append([ev, self.round + delay, self.round, int(self.ballot_box)])
             return
-        self.tasks.append(("resolve", ev, int(self.mods[0])))
+        self.flow.do(Artifacts._resolve, ev, int(self.ballot_box))
 
-    def _t_end_round(self) -> None:
+    def _end_round(self) -> None:
+        """The round's Delayed events resolve (the oldest first), then the next round."""
         self.card_in_hand = False
-        self.tasks.append(("round",))
+        self.flow.do(Artifacts._round)
         due = [d for d in self.delayed if d[1] <= self.round]
         for d in reversed(due):
             self.delayed.remove(d)
-            self.tasks.append(("resolve", d[0], d[3]))
+            self.flow.do(Artifacts._resolve, d[0], d[3])
 
     # ===== artifacts: keep or sell =================================================================
     def _close_keep(self) -> None:
         a = self.card // PIECES_PER_ARTIFACT
-        yes = sum(1 for s in self.actors if self.ballots[s] == self.A_YES)
-        no = len(self.actors) - yes
+        voters = self.voting
+        yes = sum(1 for s in voters if self.ballots[s] == self.A_YES)
+        no = len(voters) - yes
         keep = yes > no  # a tie goes to the disagree group: sell
-        self._record_vote(
-            [(s, 0 if self.ballots[s] == self.A_YES else 1) for s in self.actors], keep_sell=True
-        )
-        self._china([s for s in self.actors if (self.ballots[s] == self.A_YES) != keep])
+        self._record_vote([(s, 0 if self.ballots[s] == self.A_YES else 1) for s in voters], keep_sell=True)
+        self._china([s for s in voters if (self.ballots[s] == self.A_YES) != keep])
         self.card_in_hand = False
-        self.tasks.append(("extra_sale",))
+        self.flow.do(Artifacts._extra_sale)
         if keep:
             self.log.append(f"kept {ARTIFACTS[a]} ({yes}-{no})")
             self._add_to_storage(a, sell_overflow=True)
@@ -939,10 +970,10 @@ class Artifacts(Game):
             self.log.append(f"sold {ARTIFACTS[a]} ({yes}-{no})")
             self._sell(a)
 
-    def _t_extra_sale(self) -> None:
+    def _extra_sale(self) -> None:
         if self.storage_total() == 0:
             return
-        self._type_vote(PH_EXTRA, ())
+        self._piece_vote(PH_EXTRA)
 
     # ===== pile moves ==============================================================================
     def _add_to_storage(self, a: int, sell_overflow: bool = False) -> None:
@@ -952,7 +983,7 @@ class Artifacts(Game):
         self._check_academics()
         if self.winner != NO_WINNER or self.storage_total() <= self.capacity:
             return
-        self._type_vote(PH_OVERFLOW if sell_overflow else PH_REPLACE, (a,))
+        self._piece_vote(PH_OVERFLOW if sell_overflow else PH_REPLACE, a)
 
     def hidden_pieces(self) -> list[int]:
         """Pieces of each artifact in no public place (5 minus Storage minus the card in hand): in the
@@ -1023,26 +1054,60 @@ class Artifacts(Game):
                 return
 
     # ===== votes ===================================================================================
-    def _type_vote(self, phase: int, ctx: tuple) -> None:
+    def _open_vote(self, kind: int, legal: Callable, cast: Callable, close: Callable, *context) -> None:
+        """A secret vote of the living, unsilenced players, one ballot each in seat order from the
+        drawer (a Decide frame per voter, `legal` and `cast` given the voter and `context`), then
+        `close(*context)` publishes and counts the ballots; at once when nobody may vote."""
         voters = self.voters()
-        if voters:
-            self._decide(phase, voters, ctx)
-        else:
-            self.phase = phase
-            self.actors, self.ai, self.ctx = [], 0, ctx
-            self.ballots = [-1] * self.num_players
-            self._close_type_vote()
+        self.voting = voters
+        self.ballots = [-1] * self.num_players
+        if not voters:
+            close(self, *context)
+            return
+        flow = self.flow
+        flow.do(close, *context)
+        for s in reversed(voters):
+            flow.decide(kind, s, legal, cast, s, *context)
 
-    def type_options(self, phase: int, ctx: tuple) -> list[int]:
-        """The artifacts a type vote may choose (pieces of one artifact are one option)."""
-        if phase == PH_OVERFLOW or phase == PH_REPLACE:
-            new = ctx[0]
-            return [a for a in range(NUM_ARTIFACTS) if self.storage[a] - (a == new) > 0]
-        if phase == PH_EXTRA or phase == PH_THEFT:
-            return [a for a in range(NUM_ARTIFACTS) if self.storage[a] > 0]
-        if phase == PH_RESTORE:
-            return [a for a in range(NUM_ARTIFACTS) if self.sold[a] > 0]
+    def _cast_ballot(self, action: int, s: int, *context) -> None:
+        """A secret ballot: the raw action (yes / no, an artifact, none)."""
+        self.ballots[s] = action
+
+    def _cast_seat_ballot(self, action: int, s: int, *context) -> None:
+        """A secret election ballot: the seat voted for."""
+        self.ballots[s] = (s + action - self.A_SEAT) % self.num_players
+
+    def _yes_no_options(self, mask: np.ndarray, s: int, *context) -> None:
+        mask[self.A_YES] = mask[self.A_NO] = True
+
+    def _piece_vote(self, kind: int, new: int = -1) -> None:
+        """A vote over artifacts (pieces of one artifact are one option; PIECE_VOTES[kind] gives its
+        options and its result); `new`: the piece just added to a full Storage, which it may not pick."""
+        self._open_vote(
+            kind, Artifacts._piece_options, Artifacts._cast_ballot, Artifacts._close_piece_vote, kind, new
+        )
+
+    def piece_vote_options(self, kind: int, new: int = -1) -> list[int]:
+        """The artifacts a vote over artifacts may choose (pieces of one artifact are one option)."""
+        return PIECE_VOTES[kind].options(self, new)
+
+    def _in_storage_but_new(self, new: int) -> list[int]:
+        return [a for a in range(NUM_ARTIFACTS) if self.storage[a] - (a == new) > 0]
+
+    def _in_storage(self, new: int) -> list[int]:
+        return [a for a in range(NUM_ARTIFACTS) if self.storage[a] > 0]
+
+    def _in_sold(self, new: int) -> list[int]:
+        return [a for a in range(NUM_ARTIFACTS) if self.sold[a] > 0]
+
+    def _any_artifact(self, new: int) -> list[int]:
         return list(range(NUM_ARTIFACTS))  # donation: any artifact (the pile may lack it)
+
+    def _piece_options(self, mask: np.ndarray, s: int, kind: int, new: int) -> None:
+        for a in self.piece_vote_options(kind, new):
+            mask[self.A_ART + a] = True
+        if PIECE_VOTES[kind].may_choose_none:
+            mask[self.A_PASS] = True
 
     def _plurality(self, counts: dict[int, int], favour: int | None = None) -> int:
         best = max(counts.values())
@@ -1051,51 +1116,56 @@ class Artifacts(Game):
             return favour
         return tied[int(self.rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
 
-    def _close_type_vote(self) -> None:
-        phase, ctx = self.phase, self.ctx
-        self.phase = -1
-        options = self.type_options(phase, ctx)
+    def _close_piece_vote(self, kind: int, new: int) -> None:
+        """Publish the ballots; the plurality's artifact meets the vote's result (a tie that includes
+        *none* goes to none, the disagree rule; other ties at random)."""
+        vote = PIECE_VOTES[kind]
+        options = vote.options(self, new)
         NONE = -1
         counts = {a: 0 for a in options}
-        if phase == PH_EXTRA:
+        if vote.may_choose_none:
             counts[NONE] = 0
         choices = []
-        for s in self.actors:
+        for s in self.voting:
             b = self.ballots[s]
             a = NONE if b == self.A_PASS else b - self.A_ART
             counts[a] += 1
             choices.append((s, 2 + self.num_players + a if a >= 0 else 2 + self.num_players + NUM_ARTIFACTS))
-        self._record_vote(choices, kind=phase)
+        self._record_vote(choices, kind=kind)
         if not options:
             return
-        result = self._plurality(counts, favour=NONE if phase == PH_EXTRA else None)
+        result = self._plurality(counts, favour=NONE if vote.may_choose_none else None)
         self._china(
             [
                 s
-                for s in self.actors
+                for s in self.voting
                 if (NONE if self.ballots[s] == self.A_PASS else self.ballots[s] - self.A_ART) != result
             ]
         )
-        if result == NONE:
-            return
-        a = result
-        if phase == PH_OVERFLOW or phase == PH_EXTRA:
-            self.storage[a] -= 1
-            self.log.append(f"sold {ARTIFACTS[a]} from Storage")
-            self._sell(a)
-        elif phase == PH_REPLACE or phase == PH_THEFT:
-            self.storage[a] -= 1
-            self.log.append(f"discarded {ARTIFACTS[a]} from Storage")
-            self._discard(a)
-        elif phase == PH_RESTORE:
-            self.sold[a] -= 1
+        if result != NONE:
+            vote.result(self, result)
+
+    def _sell_from_storage(self, a: int) -> None:
+        self.storage[a] -= 1
+        self.log.append(f"sold {ARTIFACTS[a]} from Storage")
+        self._sell(a)
+
+    def _discard_from_storage(self, a: int) -> None:
+        self.storage[a] -= 1
+        self.log.append(f"discarded {ARTIFACTS[a]} from Storage")
+        self._discard(a)
+
+    def _restore_from_sold(self, a: int) -> None:
+        self.sold[a] -= 1
+        self._add_to_storage(a)
+
+    def _search_for(self, a: int) -> None:
+        """Donation: a piece of the artifact is searched for in the draw pile and kept if found."""
+        if self.vault is not None:
+            self.vault.searched(a, self.hidden_pieces(), self.pile_has(a))
+        if self._search_pile(a):
+            self.log.append(f"donation: {ARTIFACTS[a]} kept")
             self._add_to_storage(a)
-        elif phase == PH_DONATION:
-            if self.vault is not None:
-                self.vault.searched(a, self.hidden_pieces(), self.pile_has(a))
-            if self._search_pile(a):
-                self.log.append(f"donation: {ARTIFACTS[a]} kept")
-                self._add_to_storage(a)
 
     def _record_vote(
         self, choices: list[tuple[int, int]], keep_sell: bool = False, kind: int = PH_KEEP
@@ -1113,34 +1183,62 @@ class Artifacts(Game):
         """Record who voted with the result and who against; China's Zombie Troop: the minority of a
         vote is Silenced through the next round (voting for any winner of a many-winner vote is the
         majority)."""
-        for s in self.actors:
+        for s in self.voting:
             self.majority_record[s, 1 if s in minority else 0] += 1
         if self.china:
             for s in minority:
                 self.silenced_until[s] = max(self.silenced_until[s], self.round + 1)
 
     def _start_election(self, ev: int, count: int) -> None:
-        self.tasks.append(("elect_vote", ev, count))
+        """An Election: a discussion step for every voter (option `talk`), then the vote."""
+        self.flow.do(Artifacts._elect_vote, ev, count)
         if self.config.talk:
             talkers = self.voters()
             if talkers:
                 self.talk_last[:] = 0
-                self._decide(PH_TALK, talkers, ())
+                for s in reversed(talkers):
+                    self.flow.decide(PH_TALK, s, Artifacts._talk_options, Artifacts._talk, s)
 
-    def _t_elect_vote(self, ev: int, count: int) -> None:
-        voters = self.voters()
-        self._decide(PH_ELECT, voters, (ev, count))
-        if not voters:
-            self.phase = -1
-            self._close_election()
+    def _talk_options(self, mask: np.ndarray, s: int) -> None:
+        mask[self.A_PASS] = True
+        n = self.num_players
+        for t in range(n):
+            if t != s and self.alive[t]:
+                k = (t - s) % n
+                mask[self.A_ACCUSE + k] = mask[self.A_VOUCH + k] = True
 
-    def _close_election(self) -> None:
-        ev, count = self.ctx
-        self.phase = -1
+    def _talk(self, action: int, s: int) -> None:
+        """Cheap talk: pass, accuse or vouch for a player (public)."""
+        if action != self.A_PASS:
+            n = self.num_players
+            if action >= self.A_VOUCH:
+                t, v = (s + action - self.A_VOUCH) % n, 1.0
+            else:
+                t, v = (s + action - self.A_ACCUSE) % n, -1.0
+            self.talk_last[s, t] = v
+            self.talk_record[s, t] += v
+
+    def _elect_vote(self, ev: int, count: int) -> None:
+        self._open_vote(
+            PH_ELECT,
+            Artifacts._elect_options,
+            Artifacts._cast_seat_ballot,
+            Artifacts._close_election,
+            ev,
+            count,
+        )
+
+    def _elect_options(self, mask: np.ndarray, s: int, ev: int, count: int) -> None:
+        n = self.num_players
+        for t in range(n):
+            if self.alive[t]:
+                mask[self.A_SEAT + (t - s) % n] = True
+
+    def _close_election(self, ev: int, count: int) -> None:
         living = self.living()
         counts = dict.fromkeys(living, 0)
         choices = []
-        for s in self.actors:
+        for s in self.voting:
             t = self.ballots[s]
             counts[t] += 1
             self.election_record[s, t] += 1
@@ -1151,20 +1249,25 @@ class Artifacts(Game):
             w = self._plurality(counts)
             winners.append(w)
             del counts[w]
-        self._china([s for s in self.actors if self.ballots[s] not in winners])
+        self._china([s for s in self.voting if self.ballots[s] not in winners])
         self.log.append(f"{EVENTS[ev].name}: elected {winners}")
         self._effect(ev, winners)
 
-    def _close_agree(self) -> None:
-        (r, suggester) = self.ctx
-        self.phase = -1
-        yes = [s for s in self.actors if self.ballots[s] == self.A_YES]
-        self._record_vote(
-            [(s, 0 if self.ballots[s] == self.A_YES else 1) for s in self.actors], kind=PH_AGREE
+    # ===== resources ===============================================================================
+    def _suggest(self, s: int, r: int) -> None:
+        """Seat s suggests buying resource r: the table votes to agree."""
+        self.suggested = r
+        self._open_vote(
+            PH_AGREE, Artifacts._yes_no_options, Artifacts._cast_ballot, Artifacts._close_agree, r, s
         )
+
+    def _close_agree(self, r: int, suggester: int) -> None:
+        voters = self.voting
+        yes = [s for s in voters if self.ballots[s] == self.A_YES]
+        self._record_vote([(s, 0 if self.ballots[s] == self.A_YES else 1) for s in voters], kind=PH_AGREE)
         need = math.ceil(len(self.living()) / 3)
         bought = len(yes) >= need and self.sold_total() >= RESOURCES[r].cost
-        self._china([s for s in self.actors if (self.ballots[s] == self.A_YES) != bought])
+        self._china([s for s in voters if (self.ballots[s] == self.A_YES) != bought])
         self.suggested = -1
         self.log.append(
             f"{RESOURCES[r].name}: {len(yes)} agree (need {need}) -> {'bought' if bought else 'not bought'}"
@@ -1176,17 +1279,22 @@ class Artifacts(Game):
         self._pay(RESOURCES[r].cost)
         if self.winner != NO_WINNER:
             return
-        if r == BALLOT_BOX:
-            self.mods[0] = True
-        elif r == LAWYER:
-            self.mods[1] = True
-        elif r == RED_TAPE:
-            self.mods[2] = True
-        elif r == INSURANCE:
-            for d in self.delayed:  # the oldest first
-                if self.cancel_status_applies(d):
-                    self._cancel_status(d)
-                    break
+        RESOURCE_EFFECT[r](self)
+
+    def _buy_ballot_box(self) -> None:
+        self.ballot_box = True
+
+    def _buy_lawyer(self) -> None:
+        self.skipped = True
+
+    def _buy_red_tape(self) -> None:
+        self.red_tape = True
+
+    def _buy_insurance(self) -> None:
+        for d in self.delayed:  # the oldest first
+            if self.cancel_status_applies(d):
+                self._cancel_status(d)
+                break
 
     def cancel_status_applies(self, d: list[int]) -> bool:
         """Glossary, Cancel Status: "negate the effect of a Delayed event in play AFTER the turn it was
@@ -1202,7 +1310,8 @@ class Artifacts(Game):
         self.log.append(f"Cancel Status: {EVENTS[d[0]].name}")
 
     # ===== events ==================================================================================
-    def _t_resolve(self, ev: int, ballot_box: int) -> None:
+    def _resolve(self, ev: int, ballot_box: int) -> None:
+        """An event's targets (none, the drawer, random living players or an Election), then its effect."""
         e = EVENTS[ev]
         living = self.living()
         if e.target == T_NONE:
@@ -1217,71 +1326,101 @@ class Artifacts(Game):
             self._start_election(ev, e.count)
 
     def _effect(self, ev: int, targets: list[int]) -> None:
-        e = EVENTS[ev]
-        fx = e.effect
-        if fx == FX_REVEAL:
-            for t in targets:
-                self._reveal(t)
-        elif fx == FX_SILENCE:
-            for t in targets:
-                self.silenced_until[t] = max(self.silenced_until[t], self.round + e.param)
-        elif fx == FX_KILL:
-            for t in targets:
-                self._kill(t)
-        elif fx == FX_PEEK:
-            for t in reversed(targets):
-                if self.alive[t] and len(self.living()) > 1:
-                    self.tasks.append(("peek", t))
-        elif fx == FX_FOXFIRE:
-            if targets:
-                self._decide(PH_FOXFIRE, [targets[0]], ())
-        elif fx == FX_EXPANSION:
-            self.capacity = STORAGE_LIMIT + EXTRA_SLOT
-        elif fx == FX_BORROW:
-            if self.storage_event == ev:
-                self.capacity = STORAGE_LIMIT + EXTRA_SLOT
-                options = [a for a in range(NUM_ARTIFACTS) if self.pile_has(a)]
-                if options:
-                    best = max(self.storage[a] for a in options)
-                    tied = [a for a in options if self.storage[a] == best]
-                    a = tied[int(self.rng.integers(len(tied)))]
-                    if self.vault is not None:
-                        self.vault.borrowed(a, self.hidden_pieces(), self.storage)
-                    self._search_pile(a)
-                    self.log.append(f"Borrow Exhibit: {ARTIFACTS[a]} in the Extra Storage Slot")
-                    self._add_to_storage(a)
-        elif fx == FX_RESTORE:
-            if self.sold_total() > 0:
-                if self.spain:
-                    a = self._random_piece(self.sold)
-                    self.sold[a] -= 1
-                    self.vault.sold_to_storage(a)
-                    self._add_to_storage(a)
-                else:
-                    self._type_vote(PH_RESTORE, ())
-        elif fx == FX_DONATION:
-            self._type_vote(PH_DONATION, ())
-        elif fx == FX_THEFT:
-            if self.storage_total() > 0:
-                self._type_vote(PH_THEFT, ())
-        elif fx == FX_BLACK_MARKET:
-            options = [a for a in range(NUM_ARTIFACTS) if self.pile_has(a)]
-            if options:
-                low = min(self.sold[a] + self.discard[a] for a in options)
-                tied = [a for a in options if self.sold[a] + self.discard[a] == low]
-                a = tied[int(self.rng.integers(len(tied)))]
-                if self.vault is not None:  # sold face down: which one, nobody sees
-                    self.vault.black_market(self.hidden_pieces())
-                self._search_pile(a)
-                self.log.append(f"Black Market: {ARTIFACTS[a]} sold")
-                self._sell(a, seen=self.vault is None)
-        elif fx == FX_CANCEL_ALL:  # Police Raid: Cancel Status of every Delayed event in play
-            for d in [d for d in self.delayed if self.cancel_status_applies(d)]:
-                self._cancel_status(d)
-        elif fx == FX_UNSILENCE:
-            self.silenced_until = [0] * self.num_players
-        elif fx == FX_NOTHING:
-            pass
+        """The event's effect on its targets: the handler its row names (EVENT_EFFECTS)."""
+        EVENT_EFFECT[ev](self, ev, targets)
+
+    def _event_reveal(self, ev: int, targets: list[int]) -> None:
+        for t in targets:
+            self._reveal(t)
+
+    def _event_silence(self, ev: int, targets: list[int]) -> None:
+        for t in targets:
+            self.silenced_until[t] = max(self.silenced_until[t], self.round + EVENTS[ev].param)
+
+    def _event_kill(self, ev: int, targets: list[int]) -> None:
+        for t in targets:
+            self._kill(t)
+
+    def _event_check_side(self, ev: int, targets: list[int]) -> None:
+        """Each target privately checks the side of a living player of its choice (in target order)."""
+        for t in reversed(targets):
+            if self.alive[t] and len(self.living()) > 1:
+                self.flow.do(Artifacts._offer_check, t)
+
+    def _event_foxfire(self, ev: int, targets: list[int]) -> None:
+        if targets:
+            t = targets[0]
+            self.flow.decide(PH_FOXFIRE, t, Artifacts._foxfire_options, Artifacts._foxfire_choice, t)
+
+    def _event_open_extra_slot(self, ev: int, targets: list[int]) -> None:
+        self.capacity = STORAGE_LIMIT + EXTRA_SLOT
+
+    def _event_borrow_exhibit(self, ev: int, targets: list[int]) -> None:
+        """The Extra Storage Slot opens and holds a piece searched from the pile: of the artifact with
+        most pieces in Storage among those the pile holds (ours: ties at random)."""
+        if self.storage_event != ev:  # cancelled meanwhile
+            return
+        self.capacity = STORAGE_LIMIT + EXTRA_SLOT
+        options = [a for a in range(NUM_ARTIFACTS) if self.pile_has(a)]
+        if options:
+            best = max(self.storage[a] for a in options)
+            tied = [a for a in options if self.storage[a] == best]
+            a = tied[int(self.rng.integers(len(tied)))]
+            if self.vault is not None:
+                self.vault.borrowed(a, self.hidden_pieces(), self.storage)
+            self._search_pile(a)
+            self.log.append(f"Borrow Exhibit: {ARTIFACTS[a]} in the Extra Storage Slot")
+            self._add_to_storage(a)
+
+    def _event_restore(self, ev: int, targets: list[int]) -> None:
+        """A piece returns from Sold to Storage: chosen by vote (under Spain, a random piece)."""
+        if self.sold_total() > 0:
+            if self.spain:
+                a = self._random_piece(self.sold)
+                self.sold[a] -= 1
+                self.vault.sold_to_storage(a)
+                self._add_to_storage(a)
+            else:
+                self._piece_vote(PH_RESTORE)
+
+    def _event_donation(self, ev: int, targets: list[int]) -> None:
+        self._piece_vote(PH_DONATION)
+
+    def _event_theft(self, ev: int, targets: list[int]) -> None:
+        if self.storage_total() > 0:
+            self._piece_vote(PH_THEFT)
+
+    def _event_black_market(self, ev: int, targets: list[int]) -> None:
+        """A piece of the artifact with fewest pieces in Sold + Discard among those the pile holds is
+        sold (ours: ties at random; face down under Spain)."""
+        options = [a for a in range(NUM_ARTIFACTS) if self.pile_has(a)]
+        if options:
+            low = min(self.sold[a] + self.discard[a] for a in options)
+            tied = [a for a in options if self.sold[a] + self.discard[a] == low]
+            a = tied[int(self.rng.integers(len(tied)))]
+            if self.vault is not None:  # sold face down: which one, nobody sees
+                self.vault.black_market(self.hidden_pieces())
+            self._search_pile(a)
+            self.log.append(f"Black Market: {ARTIFACTS[a]} sold")
+            self._sell(a, seen=self.vault is None)
+
+    def _event_cancel_every_delayed(self, ev: int, targets: list[int]) -> None:
+        """Police Raid: Cancel Status of every Delayed event in play."""
+        for d in [d for d in self.delayed if self.cancel_status_applies(d)]:
+            self._cancel_status(d)
+
+    def _event_unsilence(self, ev: int, targets: list[int]) -> None:
+        self.silenced_until = [0] * self.num_players
+
+    def _event_nothing(self, ev: int, targets: list[int]) -> None:
+        pass
+
+    def _foxfire_options(self, mask: np.ndarray, s: int) -> None:
+        for r in set(self.chart):
+            mask[self.A_ROLE + r] = True
+
+    def _foxfire_choice(self, action: int, s: int) -> None:
+        self._foxfire(action - self.A_ROLE)
 
     def _check_side(self, who: int, whom: int) -> None:
         """A private side check of a living player of the checker's choice: everyone sees who checks
@@ -1291,12 +1430,20 @@ class Artifacts(Game):
         )
         self.peeks.append((who, whom))
 
-    def _t_peek(self, t: int) -> None:
+    def _offer_check(self, t: int) -> None:
         if self.alive[t] and len(self.living()) > 1:
-            self._decide(PH_PEEK, [t], ())
+            self.flow.decide(PH_PEEK, t, Artifacts._other_living_options, Artifacts._check_choice, t)
+
+    def _other_living_options(self, mask: np.ndarray, s: int) -> None:
+        n = self.num_players
+        for t in range(n):
+            if t != s and self.alive[t]:
+                mask[self.A_SEAT + (t - s) % n] = True
+
+    def _check_choice(self, action: int, s: int) -> None:
+        self._check_side(s, (s + action - self.A_SEAT) % self.num_players)
 
     def _reveal(self, s: int) -> None:
-        self._pub_dirty = True
         if not self.revealed[s]:
             self.revealed[s] = True
             self.log.append(f"player {s} is Revealed: {ROLE_NAMES[self.roles[s]]}")
@@ -1310,11 +1457,19 @@ class Artifacts(Game):
         self._check_looters()
         self._reveal(s)
         if self.winner == NO_WINNER and ROLE_ACTIVE[self.roles[s]] and not self.ability_used[s]:
-            self.tasks.append(("death_ability", s))
+            self.flow.do(Artifacts._offer_death_ability, s)
 
-    def _t_death_ability(self, s: int) -> None:
+    def _offer_death_ability(self, s: int) -> None:
+        """The dying player may at once use an unused Active ability (pass or use)."""
         if self.ability_targets(s):
-            self._decide(PH_DEATH, [s], ())
+            self.flow.decide(PH_DEATH, s, Artifacts._death_options, Artifacts._death_choice, s)
+
+    def _death_options(self, mask: np.ndarray, s: int) -> None:
+        mask[self.A_PASS] = mask[self.A_USE] = True
+
+    def _death_choice(self, action: int, s: int) -> None:
+        if action == self.A_USE:
+            self._announce_ability(s)
 
     # ===== abilities ===============================================================================
     def ability_targets(self, s: int) -> list[int]:
@@ -1322,18 +1477,21 @@ class Artifacts(Game):
         role = int(self.roles[s])
         if not ROLE_ACTIVE[role] or self.ability_used[s]:
             return []
-        n = self.num_players
-        if role == MAFIA_BOSS or role == DETECTIVE:
-            return [t for t in range(n) if t != s and self.alive[t]]
-        if role == SHAMAN:
-            return [t for t in range(n) if t != s and self.alive[t] and not self.revealed[t]]
-        if role == CURATOR:
-            if self.spain:
-                return [-1] if self.sold_total() > 0 else []
-            return [a for a in range(NUM_ARTIFACTS) if self.sold[a] > 0]
-        if role == SMUGGLER:
-            return [a for a in range(NUM_ARTIFACTS) if self.storage[a] > 0]
-        return []
+        return ROLE_ABILITY[role].targets(self, s)
+
+    def _other_living(self, s: int) -> list[int]:
+        return [t for t in range(self.num_players) if t != s and self.alive[t]]
+
+    def _seance_targets(self, s: int) -> list[int]:
+        return [t for t in range(self.num_players) if t != s and self.alive[t] and not self.revealed[t]]
+
+    def _restore_targets(self, s: int) -> list[int]:
+        if self.spain:
+            return [-1] if self.sold_total() > 0 else []
+        return [a for a in range(NUM_ARTIFACTS) if self.sold[a] > 0]
+
+    def _smuggle_targets(self, s: int) -> list[int]:
+        return [a for a in range(NUM_ARTIFACTS) if self.storage[a] > 0]
 
     def _announce_ability(self, s: int) -> None:
         """The user shows their role card ("must Reveal their role, then use their Active ability");
@@ -1341,90 +1499,68 @@ class Artifacts(Game):
         if not self.revealed[s]:
             self.revealed[s] = True
             self.log.append(f"player {s} reveals {ROLE_NAMES[self.roles[s]]} to use the ability")
-        self._decide(PH_TARGET, [s], ())
+        self.flow.decide(PH_TARGET, s, Artifacts._target_options, Artifacts._target_choice, s)
+
+    def _target_options(self, mask: np.ndarray, s: int) -> None:
+        n = self.num_players
+        on_artifacts = ROLE_ABILITY[int(self.roles[s])].on_artifacts
+        for t in self.ability_targets(s):
+            if on_artifacts:
+                mask[self.A_ART + t if t >= 0 else self.A_USE] = True
+            else:
+                mask[self.A_SEAT + (t - s) % n] = True
+
+    def _target_choice(self, action: int, s: int) -> None:
+        if action == self.A_USE:
+            target = -1  # Curator under Spain: a random piece of Sold
+        elif self.A_ART <= action < self.A_ART + NUM_ARTIFACTS:
+            target = action - self.A_ART
+        else:
+            target = (s + action - self.A_SEAT) % self.num_players
+        self._use_ability(s, target)
 
     def _use_ability(self, s: int, target: int) -> None:
-        """The ability's effect, then the user is Revealed (Order of Execution)."""
+        """The ability's effect (ABILITIES), then the user is Revealed (Order of Execution)."""
         role = int(self.roles[s])
         self.ability_used[s] = True
         self.log.append(f"player {s} uses the {ROLE_NAMES[role]}'s ability on {target}")
-        if role == MAFIA_BOSS:
-            self._kill(target)
-        elif role == SHAMAN:
-            if ROLE_SIDE[int(self.roles[target])] == LOOTERS:
-                self._reveal(target)
-            else:
-                self.cleared[target] = True
-                if sum(self.discard) > 0:
-                    a = self._random_piece(self.discard)
-                    self.discard[a] -= 1
-                    self._shuffle_into_pile(a)
-                    if self.vault is not None:
-                        self.vault.discard_to_pile()
-                else:
-                    self.shaman_curse = True
-        elif role == DETECTIVE:
-            self._check_side(s, target)
-        elif role == CURATOR:
-            a = self._random_piece(self.sold) if target < 0 else target
-            self.sold[a] -= 1
-            if self.vault is not None:
-                self.vault.sold_to_storage(a)
-            self._add_to_storage(a)
-        elif role == SMUGGLER:
-            self.storage[target] -= 1
-            self._discard(target)
+        ROLE_ABILITY[role].use(self, s, target)
         self._check_academics()  # the user's Reveal counts now
+
+    def _hit(self, s: int, target: int) -> None:
+        self._kill(target)
+
+    def _seance(self, s: int, target: int) -> None:
+        if ROLE_SIDE[int(self.roles[target])] == LOOTERS:
+            self._reveal(target)
+            return
+        self.cleared[target] = True
+        if sum(self.discard) > 0:
+            a = self._random_piece(self.discard)
+            self.discard[a] -= 1
+            self._shuffle_into_pile(a)
+            if self.vault is not None:
+                self.vault.discard_to_pile()
+        else:
+            self.shaman_curse = True
+
+    def _investigate(self, s: int, target: int) -> None:
+        self._check_side(s, target)
+
+    def _restore(self, s: int, target: int) -> None:
+        a = self._random_piece(self.sold) if target < 0 else target
+        self.sold[a] -= 1
+        if self.vault is not None:
+            self.vault.sold_to_storage(a)
+        self._add_to_storage(a)
+
+    def _smuggle(self, s: int, target: int) -> None:
+        self.storage[target] -= 1
+        self._discard(target)
 
     # ===== the legal mask ==========================================================================
     def _legal_mask(self) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=bool)
-        phase, s = self.phase, self.actors[self.ai]
-        n = self.num_players
-        if phase == PH_WINDOW:
-            mask[self.A_PASS] = True
-            if self.round >= ABILITY_FROM_ROUND and self.ability_targets(s):
-                mask[self.A_USE] = True
-            for r in self.suggestable():
-                mask[self.A_RES + r] = True
-            if self.spain and not self.called_now:
-                mask[self.A_CALL] = True
-        elif phase == PH_TARGET or phase == PH_DEATH:
-            if phase == PH_DEATH:
-                mask[self.A_PASS] = True
-                mask[self.A_USE] = True
-            else:
-                role = int(self.roles[s])
-                for t in self.ability_targets(s):
-                    if role in (CURATOR, SMUGGLER):
-                        mask[self.A_ART + t if t >= 0 else self.A_USE] = True
-                    else:
-                        mask[self.A_SEAT + (t - s) % n] = True
-        elif phase == PH_KEEP or phase == PH_AGREE:
-            mask[self.A_YES] = mask[self.A_NO] = True
-        elif phase == PH_ELECT:
-            for t in range(n):
-                if self.alive[t]:
-                    mask[self.A_SEAT + (t - s) % n] = True
-        elif IS_TYPE_VOTE[phase]:
-            for a in self.type_options(phase, self.ctx):
-                mask[self.A_ART + a] = True
-            if phase == PH_EXTRA:
-                mask[self.A_PASS] = True
-        elif phase == PH_TALK:
-            mask[self.A_PASS] = True
-            for t in range(n):
-                if t != s and self.alive[t]:
-                    k = (t - s) % n
-                    mask[self.A_ACCUSE + k] = mask[self.A_VOUCH + k] = True
-        elif phase == PH_FOXFIRE:
-            for r in set(self.chart):
-                mask[self.A_ROLE + r] = True
-        elif phase == PH_PEEK:
-            for t in range(n):
-                if t != s and self.alive[t]:
-                    mask[self.A_SEAT + (t - s) % n] = True
-        return mask
+        return self.flow.fill_mask(self, np.zeros(self.num_actions, dtype=bool))
 
     def suggestable(self) -> list[int]:
         """Resources that may be suggested now (listed on the current card, or Insurance for a Delayed
@@ -1441,85 +1577,27 @@ class Artifacts(Game):
                 if any(self.cancel_status_applies(d) for d in self.delayed):
                     out.append(r)
                 continue
-            if e is None or r not in e.resources or self.mods[3]:
+            if e is None or r not in e.resources or self.nulled:
                 continue
-            if r == BALLOT_BOX and e.type == RANDOM and not self.mods[0]:
+            if r == BALLOT_BOX and e.type == RANDOM and not self.ballot_box:
                 out.append(r)
-            elif r in (LAWYER, RED_TAPE) and e.type == ELECTION and not self.mods[1] and not self.mods[2]:
+            elif r in (LAWYER, RED_TAPE) and e.type == ELECTION and not self.skipped and not self.red_tape:
                 out.append(r)
         return out
 
     def illegal_reason(self, action: int) -> str:
-        phase = self.phase
-        return f"in phase '{PHASE_NAMES[phase]}' the legal actions are {list(np.flatnonzero(self.legal_action_mask()))}"
+        return (
+            f"in phase '{PHASE_NAMES[self.phase]}' the legal actions are "
+            f"{list(np.flatnonzero(self.legal_action_mask()))}"
+        )
 
     # ===== applying an action ======================================================================
     def _apply(self, action: int) -> None:
-        phase, s = self.phase, self.actors[self.ai]
-        n = self.num_players
-        if IS_VOTE[phase] and self.ai + 1 < len(self.actors):  # a secret ballot: nothing public changes
-            self.ballots[s] = (s + action - self.A_SEAT) % n if phase == PH_ELECT else action
-            self.ai += 1
-            return
-        self._pub_dirty = True
-        if IS_VOTE[phase]:
-            if phase == PH_ELECT:
-                self.ballots[s] = (s + action - self.A_SEAT) % n
-            else:
-                self.ballots[s] = action
-            self.ai += 1
-            if self.ai == len(self.actors):
-                if phase == PH_KEEP:
-                    self.phase = -1
-                    self._close_keep()
-                elif phase == PH_AGREE:
-                    self._close_agree()
-                elif phase == PH_ELECT:
-                    self._close_election()
-                else:
-                    self._close_type_vote()
-        elif phase == PH_TALK:
-            if action != self.A_PASS:
-                if action >= self.A_VOUCH:
-                    t, v = (s + action - self.A_VOUCH) % n, 1.0
-                else:
-                    t, v = (s + action - self.A_ACCUSE) % n, -1.0
-                self.talk_last[s, t] = v
-                self.talk_record[s, t] += v
-            self.ai += 1
-            if self.ai == len(self.actors):
-                self.phase = -1
-        else:
-            self.phase = -1
-            if phase == PH_WINDOW:
-                self.tasks.append(("window", self.ctx[0] + 1))
-                if action == self.A_USE:
-                    self._announce_ability(s)
-                elif action == self.A_CALL:
-                    self._spain_call(s)
-                elif action != self.A_PASS:
-                    r = action - self.A_RES
-                    self.suggested = r
-                    voters = self.voters()
-                    self._decide(PH_AGREE, voters, (r, s))
-                    if not voters:
-                        self._close_agree()
-            elif phase == PH_DEATH:
-                if action == self.A_USE:
-                    self._announce_ability(s)
-            elif phase == PH_TARGET:
-                if action == self.A_USE:
-                    target = -1  # Curator under Spain: a random piece of Sold
-                elif action >= self.A_ART and action < self.A_ART + NUM_ARTIFACTS:
-                    target = action - self.A_ART
-                else:
-                    target = (s + action - self.A_SEAT) % n
-                self._use_ability(s, target)
-            elif phase == PH_FOXFIRE:
-                self._foxfire(action - self.A_ROLE)
-            elif phase == PH_PEEK:
-                self._check_side(s, (s + action - self.A_SEAT) % n)
-        self._run()
+        then = self.flow.decision.then
+        if not (then in QUIET_CHOICES or (action == self.A_PASS and then in QUIET_PASSES)):
+            self._pub_dirty = True  # (observation bookkeeping: see QUIET_STEPS)
+        self.flow.choose(self, action)
+        self._advance()
 
     def _foxfire(self, role: int) -> None:
         holders = [t for t in range(self.num_players) if self.roles[t] == role]
@@ -1541,42 +1619,56 @@ class Artifacts(Game):
             self.log.append(f"player {s} called wrongly: a discarded piece returns to Sold")
 
     # ===== observations ============================================================================
-    # The observation is built from two cached parts: the knowledge arrays (roles and sides each
-    # player knows; rebuilt when reveals, clears, private checks or roles change) and the public
-    # vector in absolute seats (rebuilt when the table changes; a secret ballot changes nothing
-    # public). Each observer's view is then one gather through a precomputed rotation index.
+    # Bookkeeping apart from the rules: the observation's source vector (Definition._observe_at) holds
+    # the public pieces, rewritten when a step or choice changed the table (all but QUIET_STEPS,
+    # QUIET_CHOICES and QUIET_PASSES), and the knowledge blocks, rewritten then if reveals, clears,
+    # private checks or roles changed (they change only with the table; resample_hidden marks its
+    # sample stale). Each observer's view is one gather through the layout's seat axes.
     def touch(self) -> None:
         """Mark the cached public view stale (call after changing the state by hand, as tests do)."""
         self._pub_dirty = True
 
-    def _knowledge(self) -> tuple[np.ndarray, np.ndarray]:
+    def _write_knowledge(self, src: np.ndarray) -> None:
         key = (tuple(self.revealed), tuple(self.cleared), len(self.peeks), self.roles.tobytes())
-        if key != self._know_key:
-            n = self.num_players
-            kr = np.zeros((n, n, NUM_ROLES), dtype=np.float32)
-            ks = np.zeros((n, n, 2), dtype=np.float32)
-            for p in range(n):
-                for s in range(n):
-                    if self.knows_role(p, s):
-                        kr[p, s, self.roles[s]] = 1
-                    side = self.known_side(p, s)
+        if key == self._know_key:
+            return
+        n = self.num_players
+        roles = np.zeros((n, NUM_ROLES), dtype=np.float32)
+        roles[np.arange(n), self.roles] = 1
+        kr = np.zeros((n, n, NUM_ROLES), dtype=np.float32)  # observer, relative seat, role
+        ks = np.zeros((n, n, 2), dtype=np.float32)
+        for p in range(n):
+            for k in range(n):
+                s = (p + k) % n
+                if self.knows_role(p, s):  # (known_side, written once per seat pair)
+                    role = self.roles[s]
+                    kr[p, k, role] = 1
+                    ks[p, k, ROLE_SIDE[role]] = 1
+                else:
+                    side = self._side_learnt(p, s)
                     if side >= 0:
-                        ks[p, s, side] = 1
-            self._kr, self._ks, self._know_key = kr, ks, key
-        return self._kr, self._ks
+                        ks[p, k, side] = 1
+        src[self._roles_at] = roles.ravel()
+        src[self._known_roles_at] = kr.ravel()
+        src[self._known_sides_at] = ks.ravel()
+        self._know_key = key
 
     def _build_public(self) -> None:
-        """The public vector (absolute seats): each piece written at its place in the layout."""
-        if self._pub is None:
-            self._pub = np.empty(self._pub_fixed.size, dtype=np.float32)
-        pub, at = self._pub, self._at
-        pub[:] = self._pub_fixed  # the site and the role chart
-        pub[at["alive"]] = self.alive
-        pub[at["revealed"]] = self.revealed
-        pub[at["silenced"]] = [su >= self.round for su in self.silenced_until]
-        pub[at["silence_left"]] = [max(0, su - self.round) / MAX_SILENCE for su in self.silenced_until]
-        pub[at["ability_used"]] = self.ability_used
-        pub[at["cleared"]] = self.cleared
+        """The public pieces (absolute seats), each written at its place in the source."""
+        if self._source is None:
+            self._source = np.zeros(self._source_size, dtype=np.float32)
+            self._know_key = None
+        pub, at = self._source, self._at
+        pub[self._public_at] = self._pub_fixed  # the site and the role chart
+        r = self.round
+        pub[self._seat_flags_at] = (  # alive, revealed, silenced, silence_left, ability_used, cleared
+            self.alive
+            + self.revealed
+            + [su >= r for su in self.silenced_until]
+            + [max(0, su - r) / MAX_SILENCE for su in self.silenced_until]
+            + self.ability_used
+            + self.cleared
+        )
         if self.drawer >= 0:
             pub[at["drawer"].start + self.drawer] = 1
         if self.card >= 0:
@@ -1591,14 +1683,13 @@ class Artifacts(Game):
             ] = 1
         cs = at["card_status"].start
         pub[cs] = self.card_in_hand
-        pub[cs + 1 : cs + 5] = self.mods
-        pub[at["storage"]] = self.storage
-        pub[at["storage"]] /= 5
-        if not self.spain:
-            pub[at["sold"]] = self.sold
-            pub[at["sold"]] /= 5
-            pub[at["discard"]] = self.discard
-            pub[at["discard"]] /= 5
+        pub[cs + 1] = self.ballot_box
+        pub[cs + 2] = self.skipped
+        pub[cs + 3] = self.red_tape
+        pub[cs + 4] = self.nulled
+        piles = self._piles_at  # storage, sold, discard (Sold and Discard zero under Spain)
+        pub[piles] = self.storage + self._no_piles if self.spain else self.storage + self.sold + self.discard
+        pub[piles] /= 5
         ps = at["pile_sizes"].start
         pub[ps] = self.capacity / 6
         pub[ps + 1] = sum(self.sold) / 25
@@ -1622,37 +1713,30 @@ class Artifacts(Game):
         if self.last_vote_kind >= 0:
             pub[at["last_vote_kind"].start + self.last_vote_kind] = 1
             pub[at["last_vote"]] = self.last_vote.ravel()
-        pub[at["keep_sell_record"]] = (self.keep_sell / MAX_ARTIFACT_DRAWS).ravel()
-        pub[at["majority_record"]] = (self.majority_record / VOTES_PER_SEAT).ravel()
-        pub[at["election_record"]] = (self.election_record / MAX_ELECTIONS).ravel()
+        n = self.num_players
+        np.divide(self.keep_sell, MAX_ARTIFACT_DRAWS, out=pub[at["keep_sell_record"]].reshape(n, 2))
+        np.divide(self.majority_record, VOTES_PER_SEAT, out=pub[at["majority_record"]].reshape(n, 2))
+        np.divide(self.election_record, MAX_ELECTIONS, out=pub[at["election_record"]].reshape(n, n))
         pub[at["talk_last"]] = self.talk_last.ravel()
-        pub[at["talk_record"]] = (self.talk_record / MAX_ELECTIONS).ravel()
+        np.divide(self.talk_record, MAX_ELECTIONS, out=pub[at["talk_record"]].reshape(n, n))
         self._pub_dirty = False
-        self._pub_actor = -1
+        self._pub_decision = None
 
     def observation(self, player: int) -> np.ndarray:
-        if self._pub_dirty:
+        if self._pub_dirty:  # (what a player knows changes only with the public table)
             self._build_public()
-        pub, at = self._pub, self._at
-        actor = self.current_player()
-        if actor != self._pub_actor:  # the player to act and the phase change without a public event
-            pub[at["to_act"]] = 0
-            pub[at["phase"]] = 0
-            if actor >= 0:
-                pub[at["to_act"].start + actor] = 1
-                pub[at["phase"].start + self.phase] = 1
-            self._pub_actor = actor
-        kr, ks = self._knowledge()
-        p = player
-        rot = self._rot[p]
-        out = np.empty(self.observation_layout.size, dtype=np.float32)
-        R = NUM_ROLES
-        out[:R] = kr[p, p]
-        end = R + self.num_players * R
-        out[R:end] = kr[p][rot].ravel()
-        out[end : self._priv_size] = ks[p][rot].ravel()
-        out[self._priv_size :] = pub[self._gidx[p]]
-        return out
+            self._write_knowledge(self._source)
+        src, at = self._source, self._at
+        top = self.flow.decision
+        decision = None if top is None or self.winner != NO_WINNER else (top.player, top.kind)
+        if decision != self._pub_decision:  # who acts and the phase change without a public event
+            src[at["to_act"]] = 0
+            src[at["phase"]] = 0
+            if decision is not None:
+                src[at["to_act"].start + top.player] = 1
+                src[at["phase"].start + top.kind] = 1
+            self._pub_decision = decision
+        return src.take(self._observer_index[player])
 
     def state_tensor(self) -> np.ndarray:
         n = self.num_players
@@ -1663,7 +1747,7 @@ class Artifacts(Game):
         v["draw_pile"][: len(pile)] = (np.array(pile, dtype=np.float32) + 1) / NUM_CARDS
         v["sold"][:] = np.array(self.sold) / 5
         v["discard"][:] = np.array(self.discard) / 5
-        if self.phase >= 0 and IS_VOTE[self.phase]:
+        if self.phase >= 0 and IS_VOTE[self.phase]:  # the open vote's secret ballots
             for s in range(n):
                 if self.ballots[s] >= 0:
                     v["ballots"][s] = (self.ballots[s] + 1) / 64
@@ -1689,9 +1773,9 @@ class Artifacts(Game):
                 g.peeks[i] = (who, options[int(rng.integers(len(options)))])
         # other voters' secret ballots in the open vote
         if self.phase >= 0 and IS_VOTE[self.phase]:
-            for s in self.actors[: self.ai]:
-                if s != p:
-                    g.ballots[s] = self._random_ballot(g, s, rng)
+            for s in self.voting:
+                if s != p and self.ballots[s] >= 0:  # cast already
+                    g.ballots[s] = self._random_ballot(s, rng)
         # the draw pile; under Spain also the face-down Sold and Discard, drawn among the contents the
         # whole public history allows (the vault), the pile holding the rest
         hidden = self.hidden_pieces()
@@ -1705,6 +1789,7 @@ class Artifacts(Game):
             g.card = self.card // PIECES_PER_ARTIFACT * PIECES_PER_ARTIFACT + PIECES_PER_ARTIFACT - 1
         g._mask_cache = None
         g._know_key = None
+        g._pub_dirty = True
         return g
 
     def _consistent_roles(self, p: int, rng: np.random.Generator) -> np.ndarray:
@@ -1728,15 +1813,18 @@ class Artifacts(Game):
         roles[free] = constrained_deal(pool, allowed, rng)
         return roles
 
-    def _random_ballot(self, g: Artifacts, s: int, rng: np.random.Generator) -> int:
-        phase = self.phase
-        if phase in (PH_KEEP, PH_AGREE):
+    def _random_ballot(self, s: int, rng: np.random.Generator) -> int:
+        """Any ballot seat s could have cast in the open vote."""
+        vote = self.flow.decision
+        kind = vote.kind
+        if kind in (PH_KEEP, PH_AGREE):
             return int(rng.choice([self.A_YES, self.A_NO]))
-        if phase == PH_ELECT:
+        if kind == PH_ELECT:
             living = [t for t in range(self.num_players) if self.alive[t]]
             return int(living[int(rng.integers(len(living)))])
-        opts = [self.A_ART + a for a in self.type_options(phase, self.ctx)]
-        if phase == PH_EXTRA:
+        _, _, new = vote.args  # (voter, kind, the piece just added)
+        opts = [self.A_ART + a for a in self.piece_vote_options(kind, new)]
+        if PIECE_VOTES[kind].may_choose_none:
             opts.append(self.A_PASS)
         return int(opts[int(rng.integers(len(opts)))])
 
@@ -1829,3 +1917,86 @@ class Artifacts(Game):
         from .render import render
 
         return render(self, player)
+
+
+class PieceVote(NamedTuple):
+    """A vote over artifacts: the artifacts it may pick (given the piece just added, if any), whether
+    *none* is an option, and what happens to the artifact chosen."""
+
+    options: Callable[[Artifacts, int], list[int]]
+    may_choose_none: bool
+    result: Callable[[Artifacts, int], None]
+
+
+PIECE_VOTES: dict[int, PieceVote] = {
+    PH_OVERFLOW: PieceVote(Artifacts._in_storage_but_new, False, Artifacts._sell_from_storage),
+    PH_REPLACE: PieceVote(Artifacts._in_storage_but_new, False, Artifacts._discard_from_storage),
+    PH_EXTRA: PieceVote(Artifacts._in_storage, True, Artifacts._sell_from_storage),
+    PH_RESTORE: PieceVote(Artifacts._in_sold, False, Artifacts._restore_from_sold),
+    PH_DONATION: PieceVote(Artifacts._any_artifact, False, Artifacts._search_for),
+    PH_THEFT: PieceVote(Artifacts._in_storage, False, Artifacts._discard_from_storage),
+}
+assert set(PIECE_VOTES) == set(TYPE_VOTES)
+
+# ===== observation bookkeeping, apart from the rules ============================================
+# The public table is rebuilt for the next observation after every step or choice except these, which
+# leave it as it was: a step that only puts the next seat's decision on the flow, a secret ballot
+# (public when the vote's close publishes it), a pass. (Who acts and the phase are written apart.)
+QUIET_STEPS = frozenset({Artifacts._window, Artifacts._offer_check, Artifacts._offer_death_ability})
+QUIET_CHOICES = frozenset({Artifacts._cast_ballot, Artifacts._cast_seat_ballot})
+QUIET_PASSES = frozenset({Artifacts._window_choice, Artifacts._talk, Artifacts._death_choice})
+
+
+# ===== what the data rows select: handler tables, checked at import ==============================
+# An event's effect (data.EVENTS[i].effect names it)
+EVENT_EFFECTS: dict[str, Callable[[Artifacts, int, list[int]], None]] = {
+    "open_extra_slot": Artifacts._event_open_extra_slot,
+    "borrow_exhibit": Artifacts._event_borrow_exhibit,
+    "foxfire": Artifacts._event_foxfire,
+    "reveal": Artifacts._event_reveal,
+    "check_side": Artifacts._event_check_side,
+    "silence": Artifacts._event_silence,
+    "kill": Artifacts._event_kill,
+    "restore": Artifacts._event_restore,
+    "donation": Artifacts._event_donation,
+    "theft": Artifacts._event_theft,
+    "black_market": Artifacts._event_black_market,
+    "cancel_every_delayed": Artifacts._event_cancel_every_delayed,
+    "unsilence": Artifacts._event_unsilence,
+    "nothing": Artifacts._event_nothing,
+}
+check_handlers(EVENT_EFFECTS, EFFECTS, "event effects (data.EFFECTS)")
+EVENT_EFFECT = tuple(EVENT_EFFECTS[e.effect] for e in EVENTS)  # by event id
+
+
+class Ability(NamedTuple):
+    """A role's Active ability: its legal targets for seat s (seats, or artifacts: -1 a random piece)
+    and its effect on one."""
+
+    targets: Callable[[Artifacts, int], list[int]]
+    use: Callable[[Artifacts, int, int], None]
+    on_artifacts: bool
+
+
+# A role's Active ability (data.ROLES[i].active names it)
+ABILITIES: dict[str, Ability] = {
+    "Seance": Ability(Artifacts._seance_targets, Artifacts._seance, False),
+    "Restore": Ability(Artifacts._restore_targets, Artifacts._restore, True),
+    "Investigate": Ability(Artifacts._other_living, Artifacts._investigate, False),
+    "Hit": Ability(Artifacts._other_living, Artifacts._hit, False),
+    "Smuggle": Ability(Artifacts._smuggle_targets, Artifacts._smuggle, True),
+}
+check_handlers({k: v.use for k, v in ABILITIES.items()}, ACTIVE_ABILITIES, "Active abilities (data.ROLES)")
+if any(ROLE_ACTIVE[i] != bool(r.active) for i, r in enumerate(ROLES)):
+    raise ValueError("data.ROLES: every role with an Active ability, and only those, names it")
+ROLE_ABILITY: tuple[Ability | None, ...] = tuple(ABILITIES.get(r.active) for r in ROLES)  # by role id
+
+# What a bought resource does (data.RESOURCES, by name)
+RESOURCE_EFFECTS: dict[str, Callable[[Artifacts], None]] = {
+    "Ballot Box": Artifacts._buy_ballot_box,
+    "Lawyer": Artifacts._buy_lawyer,
+    "Red Tape": Artifacts._buy_red_tape,
+    "Insurance": Artifacts._buy_insurance,
+}
+check_handlers(RESOURCE_EFFECTS, [r.name for r in RESOURCES], "resources (data.RESOURCES)")
+RESOURCE_EFFECT = tuple(RESOURCE_EFFECTS[r.name] for r in RESOURCES)  # by resource id

@@ -1,25 +1,32 @@
-"""What every game shares: the engine contract, the PettingZoo and Gymnasium faces, layouts."""
+"""What every game shares: the engine contract, the turn flow, layouts and the observer, the PettingZoo
+and Gymnasium faces."""
 
 from .config import build_config
 from .errors import ConfigError, IllegalActionError, OrderError
+from .flow import Decide, Do, TurnFlow
 from .game import Game, GameType
 from .layout import Layout, PieceSpec, piece
+from .observer import Observer
 from .policies import RandomPolicy
 from .registry import GameSpec
 from .search import Search, SearchBudget
 
 __all__ = [
     "ConfigError",
+    "Decide",
+    "Do",
     "Game",
     "GameType",
     "GameSpec",
     "IllegalActionError",
     "Layout",
     "PieceSpec",
+    "Observer",
     "OrderError",
     "RandomPolicy",
     "Search",
     "SearchBudget",
+    "TurnFlow",
     "build_config",
     "piece",
 ]

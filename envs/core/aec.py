@@ -52,6 +52,8 @@ class TabletopAECEnv(AECEnv):
         self._rng = np.random.default_rng()
         self._zero_mask = np.zeros(probe.num_actions, dtype=np.int8)
         self._last_returns = np.zeros(n)
+        self._rewarded = False
+        self._rewards_along = probe.game_type().reward_model == "rewards"
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -72,6 +74,7 @@ class TabletopAECEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._last_returns = np.zeros(self.game.num_players)
+        self._rewarded = False  # whether the last step changed a return (rewards then need a reset)
         self.agent_selection = self.possible_agents[self.game.current_player()]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -99,13 +102,10 @@ class TabletopAECEnv(AECEnv):
         # changes nothing if illegal
         game.apply_action(action)
         self._cumulative_rewards[agent] = 0.0
-        returns = game.returns()
-        delta = returns - self._last_returns
-        self._last_returns = returns
-        for i, a in enumerate(self.agents):
-            self.rewards[a] = float(delta[i])
-            self._cumulative_rewards[a] += float(delta[i])
-        if game.is_terminal() or game.is_truncated():
+        over = game.is_terminal() or game.is_truncated()
+        if over or self._rewards_along:  # a terminal reward model pays nothing before the end
+            self._hand_out_rewards(game.returns())
+        if over:
             done = self.terminations if game.is_terminal() else self.truncations
             for a in self.agents:
                 done[a] = True
@@ -115,6 +115,16 @@ class TabletopAECEnv(AECEnv):
             self.agent_selection = self.possible_agents[game.current_player()]
         if self.render_mode == "human":
             self.render()
+
+    def _hand_out_rewards(self, returns: np.ndarray) -> None:
+        """Each agent's reward is the change of its return since the last step."""
+        delta = returns - self._last_returns
+        if self._rewarded or delta.any():
+            self._last_returns = returns
+            self._rewarded = bool(delta.any())  # the next step resets these rewards to 0
+            for i, a in enumerate(self.agents):
+                self.rewards[a] = float(delta[i])
+                self._cumulative_rewards[a] += float(delta[i])
 
     def render(self):
         if self.render_mode is None:
@@ -150,19 +160,24 @@ class TabletopEnv(BaseWrapper):
         self._ended_by_illegal = False
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") and name != "_cumulative_rewards":
+        if name.startswith("_"):
             raise AttributeError(f"accessing private attribute '{name}' is prohibited")
-        if name in (
-            "agents",
-            "rewards",
-            "terminations",
-            "truncations",
-            "infos",
-            "agent_selection",
-            "_cumulative_rewards",
-        ) and not self.__dict__.get("_has_reset", False):
+        return getattr(self.env, name)
+
+    # The per-decision attributes are properties: a training loop reads them every step, and the
+    # `__getattr__` fallback (a failed lookup first) costs more than the rest of this layer.
+    def _after_reset(self, name: str) -> Any:
+        if not self.__dict__.get("_has_reset", False):
             raise OrderError(f"{name} is not available before reset() is called")
         return getattr(self.env, name)
+
+    agents = property(lambda self: self._after_reset("agents"))
+    agent_selection = property(lambda self: self._after_reset("agent_selection"))
+    rewards = property(lambda self: self._after_reset("rewards"))
+    terminations = property(lambda self: self._after_reset("terminations"))
+    truncations = property(lambda self: self._after_reset("truncations"))
+    infos = property(lambda self: self._after_reset("infos"))
+    _cumulative_rewards = property(lambda self: self._after_reset("_cumulative_rewards"))
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._has_reset = True

@@ -19,6 +19,7 @@ from .layout import Layout
 
 UTILITIES = ("zero_sum", "constant_sum", "general_sum", "identical")
 TEAM_KINDS = ("none", "fixed", "secret")
+REWARD_MODELS = ("terminal", "rewards")
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class GameType:
     min_return, max_return: bounds of any player's total return in one game.
     max_decisions: past this many decisions the faces truncate the game (every episode ends).
     utility_sum: what the returns of a finished game add up to, for constant_sum games (0 for zero_sum).
+    reward_model: terminal (returns() is zero until the game ends: the faces and trainers read it only
+    then) / rewards (returns may change along the game: read after every action).
     """
 
     utility: str
@@ -40,8 +43,11 @@ class GameType:
     max_return: float
     max_decisions: int
     utility_sum: float | None = None
+    reward_model: str = "terminal"
 
     def __post_init__(self):
+        if self.reward_model not in REWARD_MODELS:
+            raise ValueError(f"reward_model must be one of {REWARD_MODELS}, got {self.reward_model!r}")
         if self.utility not in UTILITIES:
             raise ValueError(f"utility must be one of {UTILITIES}, got {self.utility!r}")
         if self.teams not in TEAM_KINDS:

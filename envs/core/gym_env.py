@@ -102,6 +102,7 @@ class SingleSeatEnv(gymnasium.Env):
             self.observation_space = vector
         self.game = probe
         self.seat = 0
+        self._rewards_along = probe.game_type().reward_model == "rewards"
 
     def _seat_policies(self, opponents) -> list[Callable | None]:
         if opponents is None:
@@ -177,9 +178,12 @@ class SingleSeatEnv(gymnasium.Env):
             info = {**self._info(), "illegal_action": True}
             return self._observe(), self.illegal_reward, True, False, info
         self._play_others()
-        ret = float(game.returns()[self.seat])
-        reward, self._last_return = ret - self._last_return, ret
-        return self._observe(), reward, game.is_terminal(), game.is_truncated(), self._info()
+        terminated, truncated = game.is_terminal(), game.is_truncated()
+        reward = 0.0
+        if terminated or truncated or self._rewards_along:  # a terminal reward model pays only at the end
+            ret = float(game.returns()[self.seat])
+            reward, self._last_return = ret - self._last_return, ret
+        return self._observe(), reward, terminated, truncated, self._info()
 
     def _reset_opponents(self) -> None:
         """A new game: policies with a `reset()` hook forget the last one (recurrent state)."""

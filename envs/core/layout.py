@@ -136,36 +136,3 @@ def _shape_text(p: Piece) -> str:
     if not p.shape:
         return "1"
     return " x ".join(str(n) if kind == "feature" else f"{n} {kind}" for n, kind in zip(p.shape, p.axes))
-
-
-def seat_rotation_index(
-    obs: Layout,
-    source: Layout,
-    num_players: int,
-    seat_axes: dict[str, int],
-    renamed: dict[str, str] | None = None,
-) -> np.ndarray:
-    """Gather indexes that turn one absolute-seat source vector into every player's observation.
-
-    Games keep a single `source` vector with seats in absolute order (cheap scalar updates) and
-    build `observation(p)` as `source.take(index[p])`. For each observation piece, `seat_axes[name]`
-    leading axes are seats (0 for shared pieces), rotated so that seat 0 is the observer; a piece
-    named in `renamed` reads another source piece indexed by the observer first (e.g. "hand" reads
-    row p of "hands").
-    """
-    n, renamed = num_players, renamed or {}
-    index = np.empty((n, obs.size), dtype=np.intp)
-    for piece in obs:
-        for p in range(n):
-            if piece.name in renamed:
-                src = source[renamed[piece.name]]
-                start = src.offset + p * (src.size // n)
-                index[p, piece.slice] = np.arange(start, start + piece.size)
-                continue
-            src = source[piece.name]
-            axes = seat_axes.get(piece.name, 0)
-            grid = np.arange(src.size).reshape(src.shape)
-            for axis in range(axes):
-                grid = np.take(grid, (np.arange(n) + p) % n, axis=axis)
-            index[p, piece.slice] = src.offset + grid.reshape(-1)
-    return index

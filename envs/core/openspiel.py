@@ -81,6 +81,8 @@ def player_range(spec: GameSpec) -> tuple[int, int]:
 def spiel_game_type(spec: GameSpec, engine) -> pyspiel.GameType:
     """The pyspiel GameType of `engine`'s configuration (registered with the default one's)."""
     low, high = player_range(spec)
+    if engine.game_type().reward_model != "terminal":  # the State below reports returns only
+        raise ValueError(f"{spec.title}: the OpenSpiel bridge takes games with terminal rewards only")
     return pyspiel.GameType(
         short_name=short_name(spec),
         long_name=f"Tabletop {spec.title}",

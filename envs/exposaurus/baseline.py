@@ -45,8 +45,8 @@ from .rules import (
     PLACE,
     RECRUIT,
     SIDE,
-    _layouts,
     best_assignment,
+    fixed,
 )
 
 SCIENTIST_VALUE = 0.6  # a spent scientist can come back by recruitment (losing one), so < 1 point
@@ -59,7 +59,7 @@ class _Reader:
     """Slices of the observation for one player count."""
 
     def __init__(self, n: int):
-        layout = _layouts(n)[0]
+        layout = fixed(n).observation_layout
         self.n = n
         self.sl = {p.name: (p.slice, p.shape) for p in layout}
 
@@ -74,7 +74,7 @@ _READERS: dict[int, _Reader] = {}
 def _reader(size: int) -> _Reader:
     if size not in _READERS:
         for n in (2, 3, 4):
-            if _layouts(n)[0].size == size:
+            if fixed(n).observation_layout.size == size:
                 _READERS[size] = _Reader(n)
                 break
         else:

@@ -8,21 +8,37 @@ more move), or at once after a full round of quitting. Scoring matches each gem 
 group of adjoining identical fossils, the best assignment computed exactly. Readings of what the text
 leaves open are marked "Reading" and listed in RULES.md.
 
+The turn flow (`envs.core.flow.TurnFlow`, attribute `flow`): a move pushes its frames in reverse,
+`END_MOVE` (a step), the expedition decision, `OFFER_RECRUITMENT` (a step) and, with the die variant,
+the die decision. Each decision is a `Decide` frame whose kind is the rulebook's phase (DIE, RECRUIT,
+EXPEDITION, PLACE, GEM from data.py; the observation's `phase` piece reads it) and whose mask and
+effect are the functions of `DECISIONS` (checked at import against the phase names); a discovery
+pushes another expedition decision, an excavation the placement, a yellow circle a gem choice. After
+each action the steps run until the next decision waits; the game is over when no frame is left.
+
 Every decision is one AEC step over one flat action space (see `action_groups`). The public part of
-the table is kept in one float32 vector in absolute seats, updated as the game changes; observations
-are a fixed index permutation of it (seats relative to the observer) and `check_invariants` proves it
-equal to a vector rebuilt from scratch.
+the table is kept in one float32 vector in absolute seats, updated as the game changes: the state
+setters (`_set_where`, `_set_marker`, `_reveal`, `_gain_gem`, `_put_in_museum`) write their entries,
+a decision's effect writes the decider's seat row after its rule ran, and `_apply` the turn pieces
+once the flow stops; rule functions do no other bookkeeping (but `_scientist_goes_home`, for a seat
+that may not be the decider's). Observations are one gather of it
+built by `envs.core.observer.seat_gathers` from the layout's seat axes, and `check_invariants` proves
+the vector equal to one rebuilt from scratch.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from envs.core import ConfigError, Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
+from envs.core.flow import Decide, Do, TurnFlow, check_handlers
 from envs.core.game import copy_rng, copy_state
+from envs.core.observer import seat_gathers
 
 from .data import (
     CELLS,
@@ -107,6 +123,15 @@ A_QUIT = A_EXCAVATE_PALEO + NUM_TILES
 A_PLACE = A_QUIT + 1  # + cell * 4 + rotation
 A_GEM = A_PLACE + CELLS * 4  # + colour (red, green, blue): the gem of a yellow circle
 NUM_ACTIONS = A_GEM + NUM_GEM_COLOURS
+# the decision that offers each action (the illegal-action reason names it when another one waits)
+ACTION_DECISION = (
+    (DIE,) * (A_DIE_KEEP + 1)
+    + (RECRUIT,) * 2
+    + (EXPEDITION,) * (A_PLACE - A_DISCOVER)
+    + (PLACE,) * (CELLS * 4)
+    + (GEM,) * NUM_GEM_COLOURS
+)
+assert len(ACTION_DECISION) == NUM_ACTIONS
 
 SEAT_INFO = (
     "scientists in the base camp",
@@ -154,23 +179,22 @@ class ExposaurusConfig:
         return self.num_players == 2 if self.die is None else self.die
 
 
-def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None, tuple[str, ...]]]:
-    """(name, shape, description, seat axis, axis kinds) of the public vector; every value in [0, 1]."""
+def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, tuple[str, ...]]]:
+    """(name, shape, description, axis kinds) of the public vector; every value in [0, 1]. Every axis
+    declared "seat" is relative to the observer (0 = the observer): the observer rotates exactly those."""
     return [
         (
             "tile_where",
             (NUM_TILES, 4),
             "per tile id: face down in the stock (unseen) / in the display / "
             "being placed / removed to the box (museum tiles: see tile_museum)",
-            None,
             ("tile", "feature"),
         ),
-        ("tile_museum", (NUM_TILES, n), "per tile id: in the museum of seat s", 1, ("tile", "seat")),
+        ("tile_museum", (NUM_TILES, n), "per tile id: in the museum of seat s", ("tile", "seat")),
         (
             "tile_marker",
             (NUM_TILES, 2, n),
             "per displayed tile: a scientist / the claim disc of seat s on it",
-            2,
             ("tile", "feature", "seat"),
         ),
         (
@@ -179,7 +203,6 @@ def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None, tuple[s
             f"each seat's museum on a {SIDE}x{SIDE} grid, starting tile "
             f"in the centre: kind one-hot ({', '.join(KINDS)}), then per side N,E,S,W the semicircle colour "
             "R,G,B,Y as placed (rotation applied)",
-            0,
             ("seat", "row", "col", "feature"),
         ),
         (
@@ -189,14 +212,12 @@ def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None, tuple[s
             + "; ".join(
                 f"{name}/{scale}" if scale != 1 else name for name, scale in zip(SEAT_INFO, SEAT_SCALE)
             ),
-            0,
             ("seat", "feature"),
         ),
         (
             "gem_supply",
             (NUM_GEM_COLOURS,),
             "gems of each colour (red, green, blue) left in the supply / 12",
-            None,
             ("item",),
         ),
         (
@@ -204,7 +225,6 @@ def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None, tuple[s
             (1 + NUM_KINDS,),
             "tiles left in the stock / 64, then the unseen tiles of each kind "
             "(" + ", ".join(KINDS) + ") / 16",
-            None,
             ("feature",),
         ),
         (
@@ -212,41 +232,50 @@ def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, int | None, tuple[s
             (GRID_CHANNELS,),
             "the excavated tile waiting to be placed (placement decision): kind one-hot, then per side "
             "N,E,S,W its semicircle colour R,G,B,Y at rotation 0",
-            None,
             ("feature",),
         ),
-        ("to_move", (n,), "the seat to decide now", 0, ("seat",)),
-        ("phase", (NUM_PHASES,), "decision: " + ", ".join(PHASE_NAMES[:NUM_PHASES]), None, ("feature",)),
-        ("die_roll", (DIE_SIDES,), "the die just rolled (1..6), during the die decision", None, ("feature",)),
-        ("misc", (len(MISC),), "; ".join(MISC), None, ("feature",)),
+        ("to_move", (n,), "the seat to decide now", ("seat",)),
+        ("phase", (NUM_PHASES,), "decision: " + ", ".join(PHASE_NAMES[:NUM_PHASES]), ("feature",)),
+        ("die_roll", (DIE_SIDES,), "the die just rolled (1..6), during the die decision", ("feature",)),
+        ("misc", (len(MISC),), "; ".join(MISC), ("feature",)),
     ]
 
 
-_LAYOUTS: dict[int, tuple] = {}
+class Fixed(NamedTuple):
+    """What a player count fixes, shared by every game of that count (a clone copies none of it)."""
+
+    observation_layout: Layout
+    state_layout: Layout
+    gathers: tuple[np.ndarray, ...]  # observation(p) = public vector .take(gathers[p]) (envs.core.observer)
+    offsets: dict[str, int]  # where each piece starts in the public vector
+    decisions: tuple[tuple[Decide, ...], ...]  # decisions[p][kind]: seat p's decision frame of that kind
 
 
-def _layouts(n: int):
-    """(observation layout, state layout, per-seat index permutations), built once per player count."""
-    if n not in _LAYOUTS:
-        pieces = _pieces(n)
-        obs = Layout([PieceSpec(name, shape, desc, 0, 1, axes) for name, shape, desc, _, axes in pieces])
+_FIXED: dict[int, Fixed] = {}
+
+
+def observation_layout(n: int) -> Layout:
+    """The observation's pieces for n players (the public vector, seats relative to the observer)."""
+    return Layout([PieceSpec(name, shape, desc, 0, 1, axes) for name, shape, desc, axes in _pieces(n)])
+
+
+def fixed(n: int) -> Fixed:
+    """Layouts, the observer's gather, piece offsets and decision frames, built once per player count."""
+    if n not in _FIXED:
+        obs = observation_layout(n)
         state = Layout(
-            [(name, shape, desc.replace("seat s", "absolute seat s")) for name, shape, desc, _, _ in pieces]
+            [(name, shape, desc.replace("seat s", "absolute seat s")) for name, shape, desc, _ in _pieces(n)]
             + [("stock_order", (NUM_TILES,), "the stock from the top: tile id + 1 (0 = empty); hidden")]
         )
-        index = np.arange(obs.size)
-        perms = []
-        for p in range(n):
-            parts = []
-            for (_name, shape, _desc, axis, _axes), piece in zip(pieces, obs):
-                block = index[piece.slice].reshape(shape)
-                if axis is not None:
-                    block = np.roll(block, -p, axis=axis)
-                parts.append(block.reshape(-1))
-            perms.append(np.concatenate(parts))
+        handlers = [DECISIONS[PHASE_NAMES[kind]] for kind in range(NUM_PHASES)]
+        decisions = tuple(
+            tuple(Decide(kind, p, h.legal, h.then) for kind, h in enumerate(handlers)) for p in range(n)
+        )
         offsets = {piece.name: piece.offset for piece in obs}
-        _LAYOUTS[n] = (obs, state, perms, offsets)
-    return _LAYOUTS[n]
+        # one owned array per seat: take() with a row view of seat_gathers' read-only index is ~40% slower
+        gathers = tuple(row.copy() for row in seat_gathers(obs, n))
+        _FIXED[n] = Fixed(obs, state, gathers, offsets, decisions)
+    return _FIXED[n]
 
 
 def best_assignment(gems: list[int], sizes: list[int]) -> int:
@@ -293,7 +322,11 @@ class Exposaurus(Game):
         n = self.num_players = cfg.num_players
         self.die_variant = cfg.die_variant
         self.num_actions = NUM_ACTIONS
-        self.observation_layout, self.state_layout, self._perms, off = _layouts(n)
+        fix = fixed(n)  # shared by every game of this player count
+        self.observation_layout, self.state_layout = fix.observation_layout, fix.state_layout
+        self._decisions = fix.decisions
+        self._gathers = fix.gathers
+        off = fix.offsets
         self._o_where = off["tile_where"]
         self._o_tmus = off["tile_museum"]
         self._o_mark = off["tile_marker"]
@@ -303,9 +336,6 @@ class Exposaurus(Game):
         self._o_stock = off["stock"]
         self._o_hand = off["in_hand"]
         self._o_move = off["to_move"]
-        self._o_phase = off["phase"]
-        self._o_die = off["die_roll"]
-        self._o_misc = off["misc"]
         self._pub = np.zeros(self.observation_layout.size, dtype=np.float32)
         self._setup()
 
@@ -341,8 +371,8 @@ class Exposaurus(Game):
         self.stock = [t for t in range(NUM_TILES) if t not in self.start_tile]
         rng.shuffle(self.stock)
         self.stock = [int(t) for t in self.stock]
-        self.phase = EXPEDITION
-        self.player = 0
+        self.flow = TurnFlow()
+        self.player = 0  # whose move it is
         self.die_value = 0
         self.pending = -1
         self.yellow = 0
@@ -367,6 +397,8 @@ class Exposaurus(Game):
         # the highest starting tile begins
         self.player = max(range(n), key=lambda p: TILE_START[self.start_tile[p]])
         self._start_move()
+        self.flow.run(self)
+        self._sync_turn()
 
     # ================================================================ public-vector helpers
     def _set_where(self, t: int, where: int) -> None:
@@ -394,7 +426,18 @@ class Exposaurus(Game):
                 pub[base + NUM_KINDS + 4 * d + colour - 1] = value
 
     def _reveal(self, t: int) -> None:
-        self.unseen[TILE_KIND[t]] -= 1
+        """A tile leaves the unseen ones (turned up, or a starting tile): the stock piece follows."""
+        kind = TILE_KIND[t]
+        self.unseen[kind] -= 1
+        pub, base = self._pub, self._o_stock
+        pub[base] = len(self.stock) / 64
+        pub[base + 1 + kind] = self.unseen[kind] / 16
+
+    def _gain_gem(self, p: int, colour: int) -> None:
+        """A gem (0 red, 1 green, 2 blue) from the supply to player p."""
+        self.supply[colour] -= 1
+        self.gems[p][colour] += 1
+        self._pub[self._o_gems + colour] = self.supply[colour] / 12
 
     def _sync_seat(self, p: int) -> None:
         base = self._o_seat + p * NUM_SEAT_INFO
@@ -417,6 +460,7 @@ class Exposaurus(Game):
         )
 
     def _sync_supply(self) -> None:
+        """The gem supply and the stock pieces in full (set-up; later changes write single entries)."""
         pub = self._pub
         s = self.supply
         pub[self._o_gems : self._o_gems + 3] = (s[0] / 12, s[1] / 12, s[2] / 12)
@@ -425,14 +469,16 @@ class Exposaurus(Game):
         pub[o + 1 : o + 1 + NUM_KINDS] = [u / 16 for u in self.unseen]
 
     def _sync_turn(self) -> None:
-        """to_move, phase, die_roll and misc: the last pieces of the vector, written at once."""
-        n, phase = self.num_players, self.phase
+        """to_move, phase, die_roll and misc, the last pieces of the vector, read from the waiting
+        decision (none once the game is over): written once per action, after the rules ran."""
+        n, frames = self.num_players, self.flow.frames
         tail = [0.0] * (n + NUM_PHASES + DIE_SIDES)
-        if phase != OVER:
-            tail[self.player] = 1.0
-            tail[n + phase] = 1.0
-        if phase == DIE:
-            tail[n + NUM_PHASES + self.die_value - 1] = 1.0
+        if frames:
+            top = frames[-1]
+            tail[top.player] = 1.0
+            tail[n + top.kind] = 1.0
+            if top.kind == DIE:
+                tail[n + NUM_PHASES + self.die_value - 1] = 1.0
         tail += (
             self.yellow / MAX_GEM_CHOICES,
             float(self.end_triggered),
@@ -486,11 +532,12 @@ class Exposaurus(Game):
             for d, colour in enumerate(TILE_EDGES[self.pending]):
                 if colour:
                     v["in_hand"][NUM_KINDS + 4 * d + colour - 1] = 1
-        if self.phase != OVER:
-            v["to_move"][self.player] = 1
-            v["phase"][self.phase] = 1
-        if self.phase == DIE:
-            v["die_roll"][self.die_value - 1] = 1
+        decision = self.flow.decision
+        if decision is not None:
+            v["to_move"][decision.player] = 1
+            v["phase"][decision.kind] = 1
+            if decision.kind == DIE:
+                v["die_roll"][self.die_value - 1] = 1
         v["misc"][:] = (
             self.yellow / MAX_GEM_CHOICES,
             self.end_triggered,
@@ -544,31 +591,24 @@ class Exposaurus(Game):
         """The best gem-colour-to-group points (after new gems)."""
         self.group_points[p] = best_assignment(self.gems[p], self.group_sizes[p])
 
-    def placement_ok(self, p: int, cell: int) -> bool:
-        """An empty cell touching a museum tile by a side, keeping the tiles within a 4x4 box."""
+    def placement_problem(self, p: int, cell: int) -> str | None:
+        """None if the excavated tile may go on `cell` of p's museum: an empty cell touching a museum
+        tile by a side, keeping the tiles within a 4x4 box; else why not. The one statement of the
+        rule: the mask and the illegal-action reason read it."""
         grid = self.grid[p]
-        if not 0 <= cell < CELLS or grid[cell] >= 0:
-            return False
+        if grid[cell] >= 0:
+            return "that museum cell is taken"
         if not any(grid[nb] >= 0 for _d, nb in NEIGHBOURS[cell]):
-            return False
+            return "a new tile must touch a museum tile by a side"
+        if not self._keeps_4x4(p, cell):
+            return "the museum's dino tiles may not exceed 4x4"
+        return None
+
+    def _keeps_4x4(self, p: int, cell: int) -> bool:
+        """A tile on `cell` keeps p's museum within a 4x4 box."""
         r, c = divmod(cell, SIDE)
         rmin, rmax, cmin, cmax = self.box[p]
         return max(rmax, r) - min(rmin, r) < MUSEUM_LIMIT and max(cmax, c) - min(cmin, c) < MUSEUM_LIMIT
-
-    def _placement_cells(self, p: int) -> list[int]:
-        grid = self.grid[p]
-        rmin, rmax, cmin, cmax = self.box[p]
-        out = []
-        for cell in self.tiles_of[p]:
-            for _d, nb in NEIGHBOURS[cell]:
-                if grid[nb] < 0 and nb not in out:
-                    r, c = divmod(nb, SIDE)
-                    if (
-                        max(rmax, r) - min(rmin, r) < MUSEUM_LIMIT
-                        and max(cmax, c) - min(cmin, c) < MUSEUM_LIMIT
-                    ):
-                        out.append(nb)
-        return out
 
     # ================================================================ scoring
     def score(self, p: int) -> int:
@@ -589,26 +629,28 @@ class Exposaurus(Game):
 
     # ================================================================ a move
     def _start_move(self) -> None:
+        """The mover's frames, pushed in reverse: (die) -> (recruitment) -> expedition -> end of move."""
         self.discoveries = 0
         self.acted = False
         self.yellow = 0
+        frames, mine = self.flow.frames, self._decisions[self.player]
+        frames.append(END_MOVE)
+        frames.append(mine[EXPEDITION])
+        frames.append(OFFER_RECRUITMENT)
         if self.die_variant:
             self.die_value = int(self.rng.integers(1, DIE_SIDES + 1))
-            if any(self._removable(t) for t in self.display):
-                self.phase = DIE
-                self._sync_turn()
-                return
-        self._to_recruitment()
+            # Reading: the die decision is skipped when no displayed tile can be removed
+            if any(self.die_removal_problem(t) is None for t in self.display):
+                frames.append(mine[DIE])
 
-    def _removable(self, t: int) -> bool:
-        return TILE_COST[t] <= self.die_value and self.marker[t] != M_DISC
-
-    def _to_recruitment(self) -> None:
+    def _offer_recruitment(self) -> None:
+        """Reading: recruitment is offered only with at least one scientist out."""
         p = self.player
-        self.phase = RECRUIT if self.museum_sci[p] + self.field_sci[p] > 0 else EXPEDITION
-        self._sync_turn()
+        if self.museum_sci[p] + self.field_sci[p] > 0:
+            self.flow.frames.append(self._decisions[p][RECRUIT])
 
     def _end_move(self) -> None:
+        """Count quitting moves, trigger / run down the end, then the next player's move."""
         n, p = self.num_players, self.player
         self.quits = 0 if self.acted else self.quits + 1
         if self.end_triggered:
@@ -623,27 +665,39 @@ class Exposaurus(Game):
         self._start_move()
 
     def _game_over(self) -> None:
-        self.phase = OVER
+        self.flow.clear()
         self.pending = -1
         self.yellow = 0
         keys = [self.rank_key(p) for p in range(self.num_players)]
         best = max(keys)
         self.winners = [p for p in range(self.num_players) if keys[p] == best]
-        self._sync_turn()
 
     # ----- the phases as the rulebook names them ---------------------------------------------
+    def die_removal_problem(self, t: int) -> str | None:
+        """None if the die lets the mover remove tile t: a displayed tile costing at most the pips
+        and without a claim disc; else why not (the mask, the reason and the skip read it)."""
+        if self.where[t] != W_DISPLAY:
+            return f"tile {t} is not in the display"
+        if self.marker[t] == M_DISC:
+            return "a tile with a claim disc cannot be removed"
+        if TILE_COST[t] > self.die_value:
+            return f"the tile costs {TILE_COST[t]} cubes, more than the {self.die_value} rolled"
+        return None
+
     def throw_die_remove(self, t: int | None) -> None:
         """Die variant: remove a displayed tile costing at most the pips (its scientist goes home)."""
         if t is not None:
             if self.marker[t] == M_SCIENTIST:
-                q = self.marker_owner[t]
-                self.field_sci[q] -= 1
-                self.camp[q] += 1
-                self._sync_seat(q)
+                self._scientist_goes_home(self.marker_owner[t])
             self._set_marker(t, M_NONE, -1)
             self.display.remove(t)
             self._set_where(t, W_BOX)
-        self._to_recruitment()
+
+    def _scientist_goes_home(self, q: int) -> None:
+        """A scientist of player q leaves a displayed tile for q's base camp."""
+        self.field_sci[q] -= 1
+        self.camp[q] += 1
+        self._sync_seat(q)
 
     def recruitment(self) -> None:
         """All scientists from the museum tile and the dino tiles return; one goes to the national museum."""
@@ -655,9 +709,6 @@ class Exposaurus(Game):
         self.museum_sci[p] = self.field_sci[p] = 0
         self.camp[p] += back - 1
         self.national[p] += 1
-        self._sync_seat(p)
-        self.phase = EXPEDITION
-        self._sync_turn()
 
     def _turn_up_from_stock(self) -> int:
         t = self.stock.pop()
@@ -665,6 +716,16 @@ class Exposaurus(Game):
         self._set_where(t, W_DISPLAY)
         self.display.append(t)
         return t
+
+    def discovery_problem(self, with_disc: bool) -> str | None:
+        """None if the mover may make a Discovery now: a stock tile and a scientist in the camp (or
+        the unused claim disc); else why not (the mask and the reason read it)."""
+        if not self.stock:
+            return "the stock is empty"
+        p = self.player
+        if with_disc:
+            return None if self.disc[p] == DISC_UNUSED else "the claim disc is already used"
+        return None if self.camp[p] > 0 else "no scientist in the base camp"
 
     def discovery(self, with_disc: bool) -> None:
         """Turn a stock tile up into the display and put a scientist (or the claim disc) on it."""
@@ -679,9 +740,6 @@ class Exposaurus(Game):
             self._set_marker(t, M_SCIENTIST, p)
         self.discoveries += 1
         self.acted = True
-        self._sync_seat(p)
-        self._sync_supply()
-        self._sync_turn()
 
     def excavation_cost(self, t: int, with_paleontologist: bool) -> int:
         """Scientists from the camp: cost, -2 with the paleontologist, -1 if a scientist lies on it."""
@@ -692,26 +750,34 @@ class Exposaurus(Game):
             cost -= SCIENTIST_ON_TILE_DISCOUNT
         return max(0, cost)
 
-    def excavation_problem(self, t: int, with_paleontologist: bool) -> tuple | None:
-        """None if the current player may excavate displayed tile t now (with the paleontologist or not),
-        else what stands in the way, as data (`excavation_refusal` words it). The one statement of the
-        rule: the legal mask, the effect and the illegal-action reason all read it."""
+    def excavation_problems(self, t: int) -> tuple[tuple | None, tuple | None]:
+        """(without, with the paleontologist): None if the current player may excavate displayed tile
+        t now that way, else what stands in the way, as data (`excavation_refusal` words it). The one
+        statement of the rule: the legal mask (both ways at once) and the illegal-action reason read
+        it."""
         p = self.player
         if self.where[t] != W_DISPLAY:
-            return ("not displayed", t)
+            problem = ("not displayed", t)
+            return problem, problem
         if len(self.tiles_of[p]) >= END_TILES:
-            return ("museum complete", END_TILES)
+            problem = ("museum complete", END_TILES)
+            return problem, problem
         if self.marker[t] == M_DISC and self.marker_owner[t] != p:
-            return ("claimed", t, self.marker_owner[t])
-        if with_paleontologist:
-            if not self.paleo[p]:
-                return ("paleontologist used",)
-            if not paleontologist_allowed(t):
-                return ("paleontologist kind", KINDS[TILE_KIND[t]])
-        need = self.excavation_cost(t, with_paleontologist)
-        if need > self.camp[p]:
-            return ("too few scientists", need, self.camp[p])
-        return None
+            problem = ("claimed", t, self.marker_owner[t])
+            return problem, problem
+        camp = self.camp[p]
+        need = self.excavation_cost(t, False)
+        plain = None if need <= camp else ("too few scientists", need, camp)
+        if not self.paleo[p]:
+            return plain, ("paleontologist used",)
+        if not paleontologist_allowed(t):
+            return plain, ("paleontologist kind", KINDS[TILE_KIND[t]])
+        need = self.excavation_cost(t, True)
+        return plain, (None if need <= camp else ("too few scientists", need, camp))
+
+    def excavation_problem(self, t: int, with_paleontologist: bool) -> tuple | None:
+        """What stands in the way of excavating t that way (None: nothing); see excavation_problems."""
+        return self.excavation_problems(t)[with_paleontologist]
 
     @staticmethod
     def excavation_refusal(problem: tuple) -> str:
@@ -727,17 +793,16 @@ class Exposaurus(Game):
         return words[what].format(*details)
 
     def excavation(self, t: int, with_paleontologist: bool) -> None:
-        """Pay the scientists, take the tile from the display; it is placed next (PLACE phase)."""
+        """Pay the scientists, take the tile from the display; it is placed next (a placement decision)."""
         p = self.player
         need = self.excavation_cost(t, with_paleontologist)
         if self.marker[t] == M_SCIENTIST:
             q = self.marker_owner[t]
-            self.field_sci[q] -= 1
             if q == p:  # an own scientist joins the payment
+                self.field_sci[p] -= 1
                 self.museum_sci[p] += 1
             else:  # another player's scientist returns to its base camp
-                self.camp[q] += 1
-                self._sync_seat(q)
+                self._scientist_goes_home(q)
         elif self.marker[t] == M_DISC:
             self.disc[p] = DISC_SPENT
         self._set_marker(t, M_NONE, -1)
@@ -750,12 +815,10 @@ class Exposaurus(Game):
         self.pending = t
         self._show_in_hand(t, 1.0)
         self.acted = True
-        self.phase = PLACE
-        self._sync_seat(p)
-        self._sync_turn()
 
     def placement(self, cell: int, rot: int) -> None:
-        """Put the excavated tile in the museum; closed circles give gems (yellow: the player's choice)."""
+        """Put the excavated tile in the museum; closed circles give gems (yellow: the player's choice,
+        `yellow` of them, taken by gem decisions)."""
         p, t = self.player, self.pending
         self.pending = -1
         self._show_in_hand(t, 0.0)
@@ -765,153 +828,149 @@ class Exposaurus(Game):
             if colour == YELLOW:
                 yellow += 1
             elif self.supply[colour - 1] > 0:  # Reading: a colour run out gives nothing
-                self.supply[colour - 1] -= 1
-                self.gems[p][colour - 1] += 1
+                self._gain_gem(p, colour - 1)
         self._update_points(p)
-        self._sync_seat(p)
-        self._sync_supply()
         self.yellow = yellow
-        if yellow and sum(self.supply):
-            self.phase = GEM
-            self._sync_turn()
-        else:
-            self.yellow = 0
-            self._end_move()
 
     def take_gem(self, colour: int) -> None:
         """One gem of the chosen colour for a yellow circle (or the yellow gem tile)."""
         p = self.player
-        self.supply[colour] -= 1
-        self.gems[p][colour] += 1
+        self._gain_gem(p, colour)
         self.yellow -= 1
         self._update_points(p)
-        self._sync_seat(p)
-        self._sync_supply()
+
+    def _gems_of_choice_next(self) -> None:
+        """The next gem of choice is a decision while any is owed and the supply has one."""
         if self.yellow and sum(self.supply):
-            self._sync_turn()
+            self.flow.frames.append(self._decisions[self.player][GEM])
         else:
             self.yellow = 0
-            self._end_move()
 
-    def quit(self) -> None:
-        self._end_move()
+    # ----- the decisions: each kind's mask, effect and refusal (the table DECISIONS lists them);
+    # an effect runs the rule, writes the decider's row of the public vector, then pushes what follows
+    def _die_mask(self, mask: np.ndarray) -> None:
+        for t in self.display:
+            if self.die_removal_problem(t) is None:
+                mask[A_DIE_REMOVE + t] = True
+        mask[A_DIE_KEEP] = True
+
+    def _die_choice(self, action: int) -> None:
+        self.throw_die_remove(None if action == A_DIE_KEEP else action - A_DIE_REMOVE)
+
+    def _die_refusal(self, action: int) -> str:
+        return self.die_removal_problem(action - A_DIE_REMOVE) or "not allowed"
+
+    def _recruitment_mask(self, mask: np.ndarray) -> None:
+        mask[A_RECRUIT] = mask[A_NO_RECRUIT] = True
+
+    def _recruitment_choice(self, action: int) -> None:
+        if action == A_RECRUIT:
+            self.recruitment()
+            self._sync_seat(self.player)
+
+    def _recruitment_refusal(self, action: int) -> str:
+        return "the rules do not allow it now"
+
+    def _expedition_mask(self, mask: np.ndarray) -> None:
+        mask[A_DISCOVER] = self.discovery_problem(False) is None
+        mask[A_DISCOVER_DISC] = self.discovery_problem(True) is None
+        problems = self.excavation_problems
+        for t in self.display:
+            plain, paleo = problems(t)
+            mask[A_EXCAVATE + t] = plain is None
+            mask[A_EXCAVATE_PALEO + t] = paleo is None
+        mask[A_QUIT] = True
+
+    def _expedition_choice(self, action: int) -> None:
+        """Discovery (then the expedition goes on), Excavation (then the placement) or Quit."""
+        if action == A_QUIT:
+            return  # the move ends: END_MOVE is next
+        p = self.player
+        if action < A_EXCAVATE:
+            self.discovery(action == A_DISCOVER_DISC)
+            self.flow.frames.append(self._decisions[p][EXPEDITION])
+        else:
+            paleo = action >= A_EXCAVATE_PALEO
+            self.excavation(action - (A_EXCAVATE_PALEO if paleo else A_EXCAVATE), paleo)
+            self.flow.frames.append(self._decisions[p][PLACE])
+        self._sync_seat(p)
+
+    def _expedition_refusal(self, action: int) -> str:
+        if action in (A_DISCOVER, A_DISCOVER_DISC):
+            return self.discovery_problem(action == A_DISCOVER_DISC) or "not allowed"
+        paleo = action >= A_EXCAVATE_PALEO
+        problem = self.excavation_problem(action - (A_EXCAVATE_PALEO if paleo else A_EXCAVATE), paleo)
+        return self.excavation_refusal(problem) if problem else "not allowed"
+
+    def _placement_mask(self, mask: np.ndarray) -> None:
+        """`placement_problem` enumerated: the empty cells touching a museum tile, within the 4x4 box."""
+        p = self.player
+        grid, keeps_4x4, seen = self.grid[p], self._keeps_4x4, set()
+        for cell in self.tiles_of[p]:
+            for _d, nb in NEIGHBOURS[cell]:
+                if grid[nb] < 0 and nb not in seen:
+                    seen.add(nb)
+                    if keeps_4x4(p, nb):
+                        mask[A_PLACE + 4 * nb : A_PLACE + 4 * nb + 4] = True
+
+    def _placement_choice(self, action: int) -> None:
+        cell, rot = divmod(action - A_PLACE, 4)
+        self.placement(cell, rot)
+        self._sync_seat(self.player)
+        self._gems_of_choice_next()
+
+    def _placement_refusal(self, action: int) -> str:
+        return self.placement_problem(self.player, (action - A_PLACE) // 4) or "not allowed"
+
+    def _gem_mask(self, mask: np.ndarray) -> None:
+        for c in range(NUM_GEM_COLOURS):
+            if self.supply[c]:
+                mask[A_GEM + c] = True
+
+    def _gem_choice(self, action: int) -> None:
+        self.take_gem(action - A_GEM)
+        self._sync_seat(self.player)
+        self._gems_of_choice_next()
+
+    def _gem_refusal(self, action: int) -> str:
+        return f"no {GEM_COLOURS[action - A_GEM]} gem is left in the supply"
 
     # ================================================================ the Game contract
+    @property
+    def phase(self) -> int:
+        """The waiting decision's kind (DIE, RECRUIT, EXPEDITION, PLACE, GEM), OVER once the game is over."""
+        decision = self.flow.decision
+        return OVER if decision is None else decision.kind
+
     def current_player(self) -> int:
-        return -1 if self.phase == OVER else self.player
+        frames = self.flow.frames  # between actions a decision waits on top, or nothing is left
+        return frames[-1].player if frames else -1
 
     def is_terminal(self) -> bool:
-        return self.phase == OVER
+        return not self.flow.frames
 
     def _legal_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        phase, p = self.phase, self.player
-        if phase == EXPEDITION:
-            camp = self.camp[p]
-            if self.stock:
-                if camp > 0:
-                    mask[A_DISCOVER] = True
-                if self.disc[p] == DISC_UNUSED:
-                    mask[A_DISCOVER_DISC] = True
-            problem = self.excavation_problem
-            for t in self.display:
-                mask[A_EXCAVATE + t] = problem(t, False) is None
-                mask[A_EXCAVATE_PALEO + t] = problem(t, True) is None
-            mask[A_QUIT] = True
-        elif phase == PLACE:
-            for cell in self._placement_cells(p):
-                mask[A_PLACE + 4 * cell : A_PLACE + 4 * cell + 4] = True
-        elif phase == GEM:
-            for c in range(NUM_GEM_COLOURS):
-                if self.supply[c]:
-                    mask[A_GEM + c] = True
-        elif phase == DIE:
-            for t in self.display:
-                if self._removable(t):
-                    mask[A_DIE_REMOVE + t] = True
-            mask[A_DIE_KEEP] = True
-        elif phase == RECRUIT:
-            mask[A_RECRUIT] = mask[A_NO_RECRUIT] = True
+        self.flow.frames[-1].legal(self, mask)  # flow.fill_mask inlined: this game's frames carry no args
         return mask
 
     def _apply(self, action: int) -> None:
-        if action >= A_PLACE:
-            if action >= A_GEM:
-                self.take_gem(action - A_GEM)
-            else:
-                cell, rot = divmod(action - A_PLACE, 4)
-                self.placement(cell, rot)
-        elif action >= A_EXCAVATE:
-            if action == A_QUIT:
-                self.quit()
-            elif action >= A_EXCAVATE_PALEO:
-                self.excavation(action - A_EXCAVATE_PALEO, True)
-            else:
-                self.excavation(action - A_EXCAVATE, False)
-        elif action == A_DISCOVER:
-            self.discovery(False)
-        elif action == A_DISCOVER_DISC:
-            self.discovery(True)
-        elif action == A_RECRUIT:
-            self.recruitment()
-        elif action == A_NO_RECRUIT:
-            self.phase = EXPEDITION
-            self._sync_turn()
-        elif action == A_DIE_KEEP:
-            self.throw_die_remove(None)
-        else:
-            self.throw_die_remove(action - A_DIE_REMOVE)
+        # flow.choose and flow.run, inlined (the hot path): this game's frames carry no args
+        frames = self.flow.frames
+        frames.pop().then(self, action)
+        while frames and type(frames[-1]) is Do:
+            frames.pop().run(self)
+        self._sync_turn()  # the turn pieces of the observation, once the rules ran
 
     def illegal_reason(self, action: int) -> str:
-        phase = self.phase
-        needed = {
-            A_DIE_REMOVE: DIE,
-            A_RECRUIT: RECRUIT,
-            A_DISCOVER: EXPEDITION,
-            A_EXCAVATE: EXPEDITION,
-            A_QUIT: EXPEDITION,
-            A_PLACE: PLACE,
-            A_GEM: GEM,
-        }
-        block = max(start for start in needed if start <= action)
-        block_phase = needed[block] if action != A_DIE_KEEP else DIE
-        if action in (A_RECRUIT, A_NO_RECRUIT):
-            block_phase = RECRUIT
-        if block_phase != phase:
-            return f"this is the {PHASE_NAMES[phase]} decision, not the {PHASE_NAMES[block_phase]}"
-        p = self.player
-        if phase == DIE:
-            t = action - A_DIE_REMOVE
-            if self.where[t] != W_DISPLAY:
-                return f"tile {t} is not in the display"
-            if self.marker[t] == M_DISC:
-                return "a tile with a claim disc cannot be removed"
-            return f"the tile costs {TILE_COST[t]} cubes, more than the {self.die_value} rolled"
-        if phase == EXPEDITION:
-            if action in (A_DISCOVER, A_DISCOVER_DISC):
-                if not self.stock:
-                    return "the stock is empty"
-                if action == A_DISCOVER:
-                    return "no scientist in the base camp"
-                return "the claim disc is already used"
-            paleo = action >= A_EXCAVATE_PALEO
-            t = action - (A_EXCAVATE_PALEO if paleo else A_EXCAVATE)
-            problem = self.excavation_problem(t, paleo)
-            return self.excavation_refusal(problem) if problem else "not allowed"
-        if phase == PLACE:
-            cell = (action - A_PLACE) // 4
-            if self.grid[p][cell] >= 0:
-                return "that museum cell is taken"
-            if not any(self.grid[p][nb] >= 0 for _d, nb in NEIGHBOURS[cell]):
-                return "a new tile must touch a museum tile by a side"
-            return "the museum's dino tiles may not exceed 4x4"
-        if phase == GEM:
-            return f"no {GEM_COLOURS[action - A_GEM]} gem is left in the supply"
-        return "the rules do not allow it now"
+        kind, wanted = self.phase, ACTION_DECISION[action]
+        if wanted != kind:
+            return f"this is the {PHASE_NAMES[kind]} decision, not the {PHASE_NAMES[wanted]}"
+        return REFUSALS[kind](self, action)
 
     def observation(self, player: int) -> np.ndarray:
         """The public vector with seats rotated so that `player` is seat 0 (one precomputed gather)."""
-        return self._pub.take(self._perms[player])
+        return self._pub.take(self._gathers[player])
 
     def state_tensor(self) -> np.ndarray:
         out = np.zeros(self.state_layout.size, dtype=np.float32)
@@ -935,7 +994,7 @@ class Exposaurus(Game):
 
     def returns(self) -> np.ndarray:
         n = self.num_players
-        if self.phase != OVER:
+        if self.flow.frames:
             return np.zeros(n)
         if self.config.reward == "margin":
             s = np.array(self.scores(), dtype=np.float64)
@@ -964,12 +1023,19 @@ class Exposaurus(Game):
 
     def clone(self) -> Exposaurus:
         game = copy_state(self, self.STATE_LISTS, ("_pub",), self.STATE_NESTED)
+        game.flow = self.flow.copy()
         game.rng = copy_rng(self.rng)
         game._mask_cache = None
         return game
 
     def check_invariants(self) -> None:
         n = self.num_players
+        frames = self.flow.frames
+        if frames:  # one move at a time: its end at the bottom, only the mover's decisions, one waiting
+            assert frames[0] is END_MOVE and type(frames[-1]) is Decide, f"flow out of order: {self.flow!r}"
+            assert all(f.player == self.player for f in frames if type(f) is Decide), (
+                "another seat's decision"
+            )
         for p in range(n):
             total = self.camp[p] + self.museum_sci[p] + self.field_sci[p] + self.national[p]
             assert total == SCIENTISTS, f"player {p} has {total} scientists"
@@ -1086,3 +1152,34 @@ class Exposaurus(Game):
         from .render import draw
 
         return draw(self, player)
+
+
+class Handlers(NamedTuple):
+    """A decision kind's functions: its turn-flow frame names `legal` and `then`."""
+
+    legal: Callable[..., None]  # (game, mask): mark the allowed actions
+    then: Callable[..., None]  # (game, action): carry the choice out
+    refusal: Callable[..., str]  # (game, action): why a masked-out action of this kind is refused
+
+
+# every decision of the game, by its phase name in data.py (PHASE_NAMES): RULES.md -> here -> the code
+DECISIONS: dict[str, Handlers] = {
+    "die": Handlers(Exposaurus._die_mask, Exposaurus._die_choice, Exposaurus._die_refusal),
+    "recruitment": Handlers(
+        Exposaurus._recruitment_mask, Exposaurus._recruitment_choice, Exposaurus._recruitment_refusal
+    ),
+    "expedition": Handlers(
+        Exposaurus._expedition_mask, Exposaurus._expedition_choice, Exposaurus._expedition_refusal
+    ),
+    "placement": Handlers(
+        Exposaurus._placement_mask, Exposaurus._placement_choice, Exposaurus._placement_refusal
+    ),
+    "gem choice": Handlers(Exposaurus._gem_mask, Exposaurus._gem_choice, Exposaurus._gem_refusal),
+}
+for _handlers in zip(*DECISIONS.values()):  # the masks, the effects, the refusals
+    check_handlers(dict(zip(DECISIONS, _handlers)), PHASE_NAMES[:NUM_PHASES], "Exposaurus decisions")
+REFUSALS = tuple(DECISIONS[name].refusal for name in PHASE_NAMES[:NUM_PHASES])  # by kind
+
+# the steps a move pushes (they run when no decision waits above them)
+END_MOVE = Do(Exposaurus._end_move)
+OFFER_RECRUITMENT = Do(Exposaurus._offer_recruitment)

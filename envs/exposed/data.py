@@ -1,7 +1,7 @@
 """Exposed as data: the 36 Guests (name, set-up marker, item, effect), grid sizes and constants.
 
 One row per Guest. `marker` is the set-up corner number ("", "3+" or "5+"); `item` names the effect
-implemented in rules.py (`_item_<item>`); `kind` is "instant" (used at once or lost) or "kept" (the
+in rules.py's table `ITEM_EFFECTS` (checked at import: every item has one); `kind` is "instant" (used at once or lost) or "kept" (the
 user keeps it for later turns); `choices` says which decisions the user (or another player) takes as
 separate AEC steps. RULES.md's item table is generated from this table: `python -m envs.exposed.data` rewrites it.
 """
@@ -324,17 +324,24 @@ TABLE_END = "<!-- end of item table -->"
 
 
 def item_table_markdown() -> str:
-    """The 36 Guests as a markdown table (RULES.md holds exactly this between the markers)."""
+    """The 36 Guests as a markdown table (RULES.md holds exactly this between the markers), each with
+    the code of its item: the effect in `ITEM_EFFECTS` and, for an item that may be unable to act,
+    the check in `ITEM_CAN_ACT`."""
+    from .rules import ITEM_CAN_ACT, ITEM_EFFECTS  # (docs only: rules.py reads this module's tables)
+
     lines = [
-        "| # | Guest | marker | kind | effect (as implemented) | decisions |",
-        "|---|---|---|---|---|---|",
+        "| # | Guest | marker | kind | effect (as implemented) | decisions | code (`rules.py`) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for i, g in enumerate(GUESTS):
-        lines.append(f"| {i} | {g.name} | {g.marker or '-'} | {g.kind} | {g.effect} | {g.choices} |")
+        code = f"`{ITEM_EFFECTS[g.item].__name__}`"
+        if g.item in ITEM_CAN_ACT:
+            code += f", acts if `{ITEM_CAN_ACT[g.item].__name__}`"
+        lines.append(f"| {i} | {g.name} | {g.marker or '-'} | {g.kind} | {g.effect} | {g.choices} | {code} |")
     return "\n".join(lines)
 
 
-def write_rules_table(path=None) -> None:
+def write_rules_table(path: str | None = None) -> None:
     """Replace the item table in RULES.md with the one generated from GUESTS."""
     from pathlib import Path
 

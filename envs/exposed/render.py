@@ -12,6 +12,7 @@ it, so they hide the same things. Seats are absolute (player 0 is player 0 in ev
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,7 +20,10 @@ from envs.core.render import Canvas, font, view_title
 
 from .data import GUESTS, WIN_WALLETS
 
-# the decision kinds of rules.py (ACTION, MOVE1, MOVE2, SNITCH_FLIP, OFFER, PICK, DENTIST, PILOT)
+if TYPE_CHECKING:
+    from .rules import Exposed
+
+# the decision kinds of rules.py (`Decide.kind`; tests/exposed/test_render.py checks they agree)
 ACTION, MOVE1, MOVE2, SNITCH_FLIP, OFFER, PICK, DENTIST, PILOT = range(8)
 BLOCK_TEXT = ("a tile to steal from", "a tile", "a row or a column", "a player", "a card")
 KIND_TEXT = ("moved", "stole", "exposed", "snitched", "")  # an item is named by its Guest
@@ -57,26 +61,26 @@ class TableView:
 
 def _knows(game, player: int | None, q: int) -> bool:
     """Whether `player` knows q's Guest: their own, exposed, shown to them, the game over."""
-    if player is None or game.over or q == player or game.p_exp[q]:
+    if player is None or game.over or q == player or game.player_exposed[q]:
         return True
     return bool(game.knows[player, q])
 
 
-def table_view(game, player: int | None) -> TableView:
+def table_view(game: Exposed, player: int | None) -> TableView:
     n, s, t = game.num_players, game.side, game.num_tiles
     known = [_knows(game, player, q) for q in range(n)]
     owner_of = {game.ident[q]: q for q in range(n) if known[q]}
-    chosen = set(game.ctx_cells) if not game.over and game.frames[-1][0] == PICK else set()
+    chosen = set(game.item_cells) if game.decision_kind == PICK else set()
     cells = []
     for c in range(t):
-        g = int(game.c_guest[c])
+        g = int(game.guest_on[c])
         cells.append(
             {
                 "guest": g,
-                "exposed": bool(game.c_exp[c]),
-                "wallets": int(game.c_wal[c]),
-                "mark": bool(game.g_mark[g]),
-                "discarded": bool(game.g_disc[g]),
+                "exposed": bool(game.tile_exposed[c]),
+                "wallets": int(game.wallets_on[c]),
+                "mark": bool(game.is_mark[g]),
+                "discarded": bool(game.is_discarded[g]),
                 "stolen": g in game.stolen,
                 "owner": owner_of.get(g),
                 "chosen": g in chosen,
@@ -89,7 +93,7 @@ def table_view(game, player: int | None) -> TableView:
             PlayerView(
                 seat=q,
                 guest=game.ident[q] if known[q] else None,
-                exposed=bool(game.p_exp[q]),
+                exposed=bool(game.player_exposed[q]),
                 stash=game.stash[q],
                 total=game._total(q) if player is None or q == player else None,
                 possible=possible[q],
@@ -130,7 +134,7 @@ def _possible_tiles(game, player: int | None) -> list[list[int]]:
         return [[g] for g in game.ident]
     obs = game.observation_layout.views(game.observation(player))
     cells = obs["candidates"].reshape(n, -1)  # relative seats
-    return [sorted(int(game.c_guest[c]) for c in np.flatnonzero(cells[(q - player) % n])) for q in range(n)]
+    return [sorted(int(game.guest_on[c]) for c in np.flatnonzero(cells[(q - player) % n])) for q in range(n)]
 
 
 def _kept(game, q: int) -> list[str]:
@@ -176,8 +180,8 @@ def _dentist(game, player: int | None) -> list[str]:
 def _no_undo(game) -> list[str]:
     """Swaps the other players may not make: they would exactly undo a player's latest Move."""
     out = []
-    cg = game.c_guest
-    for q, recs in enumerate(game.move_rec):
+    cg = game.guest_on
+    for q, recs in enumerate(game.latest_move):
         for e, ga, gb in recs:
             a, b = game.edges[e]
             if cg[a] == ga and cg[b] == gb:
@@ -185,20 +189,22 @@ def _no_undo(game) -> list[str]:
     return out
 
 
-def decision_text(game) -> str:
+def decision_text(game: Exposed) -> str:
     """The decision being taken, in words (public: the decision piece of every observation)."""
     if game.over:
         if len(game.winners) == 1:
             return f"Game over: player {game.winners[0]} wins."
         return "Game over: players " + ", ".join(map(str, game.winners)) + " share the win."
-    frame = game.frames[-1]
-    kind, p = frame[0], frame[1]
+    decision = game.decision
+    kind, p = decision.kind, decision.player
+    _decider, *details = decision.args  # each kind's details: see the decision kinds in rules.py
     who = f"player {p}"
     if kind == ACTION:
-        options = "Move, Steal, Expose" + (" or Snitch" if not game.p_exp[p] else "")
+        options = "Move, Steal, Expose" + (" or Snitch" if not game.player_exposed[p] else "")
         return f"{who} chooses an action: {options}."
     if kind == MOVE1:
-        if frame[2]:
+        (optional,) = details
+        if optional:
             return f"{who} may take the Soldier's free Move: first swap, or pass."
         return f"{who} makes the first swap of a Move (two swaps of adjacent tiles)."
     if kind == MOVE2:
@@ -206,16 +212,17 @@ def decision_text(game) -> str:
     if kind == SNITCH_FLIP:
         return f"{who} snitched and now flips any unexposed tile but their own."
     if kind == OFFER:
-        guest = GUESTS[frame[2]]
+        guest = GUESTS[details[0]]
         return f"{who} stole from the {guest.name} Mark: use its item now, or pass? ({guest.effect})"
     if kind == PICK:
-        guest = GUESTS[game.ctx_item]
-        text = f"{who} uses the {guest.name} ({guest.effect.rstrip('.')}): choose {BLOCK_TEXT[frame[2]]}"
-        text += ", or stop." if frame[5] else "."
-        chosen = [GUESTS[g].name for g in game.ctx_cells] + [f"P{q}" for q in game.ctx_seats]
+        (step,) = details
+        guest = GUESTS[game.item_in_use]
+        text = f"{who} uses the {guest.name} ({guest.effect.rstrip('.')}): choose {BLOCK_TEXT[step.block]}"
+        text += ", or stop." if step.optional else "."
+        chosen = [GUESTS[g].name for g in game.item_cells] + [f"P{q}" for q in game.item_seats]
         return text + (" Chosen so far: " + ", ".join(chosen) + "." if chosen else "")
     if kind == DENTIST:
-        return f"{who} answers player {frame[2]}'s Dentist: privately tells a row or a column holding their Guest."
+        return f"{who} answers player {details[0]}'s Dentist: privately tells a row or a column holding their Guest."
     return f"{who} may swap the Pilot tile with any tile, or pass."
 
 

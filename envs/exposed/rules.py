@@ -8,19 +8,31 @@ discarded, new Marks drawn); the game ends at once when one player is left unexp
 Every choice inside an action (the second swap of a Move, the Snitch's tile, a Mark's item offer, each
 step of an item, the Dentist target's answer, the Pilot/Soldier turn-start options) is its own decision
 of the player who must choose, on one flat action space per configuration (see `action_groups`).
-Item steps are frames on a stack: a decision frame names a mask function and a continuation.
+
+The turn runs on one `envs.core.flow.TurnFlow` (`self.flow`), a stack of frames naming methods of
+`Exposed`: a turn pushes `Do(_end_action)` (the clean-up) under `Decide(ACTION)`, and each choice
+pushes what follows it. The decision kinds (what the observation's `decision` piece shows) are
+ACTION, MOVE1, MOVE2, SNITCH_FLIP, OFFER, PICK (an item step, described by an `ItemStep`), DENTIST and
+PILOT; their first argument is always the deciding seat. `_advance` plays the `Do` steps, checks the
+end of the game between steps, and ends an item step whose choices an earlier step took away.
+Items are `ITEM_EFFECTS` (item name -> effect) and `ITEM_CAN_ACT` (whether an item has a possible
+first step), both checked at import against the item names of data.py.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import prod
+from typing import NamedTuple
 
 import numpy as np
 
 from envs.core import Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
+from envs.core.flow import Decide, Do, TurnFlow, check_handlers
 from envs.core.game import copy_state
+from envs.core.observer import seat_gathers
 
 from .data import (
     ACCOUNTANT_MOVES,
@@ -72,13 +84,13 @@ _NO_LIMIT = 1 << 40  # more Wallets than any tile holds
 _KEPT_SCALE = np.array([1.0, 1.0, 1.0 / COPS_MAX])  # Pilot, Soldier flags; Cops / COPS_MAX
 
 
-def wallet_scale(w):
+def wallet_scale(w: float) -> float:
     """A count of w Wallets as the observations show it: w / (w + WALLET_SCALE), in [0, 1)."""
     return w / (w + WALLET_SCALE)
 
 
-# decision kinds (the top frame of the stack); CALL frames are automatic continuations
-ACTION, MOVE1, MOVE2, SNITCH_FLIP, OFFER, PICK, DENTIST, PILOT, CALL = range(9)
+# decision kinds (`Decide.kind` of the waiting frame; the observation's `decision` piece)
+ACTION, MOVE1, MOVE2, SNITCH_FLIP, OFFER, PICK, DENTIST, PILOT = range(8)
 DECISION_NAMES = (
     "choose an action",
     "first swap of a Move",
@@ -90,8 +102,29 @@ DECISION_NAMES = (
     "Pilot: swap the Pilot tile (or pass)",
 )
 NUM_DECISIONS = len(DECISION_NAMES)
-# blocks a PICK frame chooses from
+# what an item step chooses from (a block of the action space)
 B_STEAL, B_CELL, B_LINE, B_SEAT, B_GUEST = range(5)
+
+
+class ItemStep(NamedTuple):
+    """One choice inside an item (a PICK decision): one of the `block` entries that
+    `allowed(game, *allowed_args)` marks (booleans over cells, lines, absolute seats or Guests), or
+    a pass when `optional`; then `then(game, *then_args, choice)`, choice None on a pass (or when an
+    earlier step took every choice away)."""
+
+    block: int
+    allowed: Callable[..., np.ndarray]
+    allowed_args: tuple
+    then: Callable[..., None]
+    then_args: tuple
+    optional: bool = False
+
+    def __repr__(self) -> str:
+        chosen = f"{self.allowed.__qualname__}{self.allowed_args} in block {self.block}"
+        then = f"{self.then.__qualname__}{self.then_args}"
+        return f"ItemStep({chosen}{', or pass' if self.optional else ''}, then {then})"
+
+
 # public action kinds recorded per turn
 K_MOVE, K_STEAL, K_EXPOSE, K_SNITCH, K_ITEM = range(5)
 KIND_NAMES = ("move", "steal", "expose", "snitch", "item")
@@ -104,10 +137,11 @@ class _ObsPlan:
     (`Exposed._flags`, same order), then the other per-Guest pieces, then numbers and one-hot
     pieces; each call rewrites it, turns the per-Guest block into a per-cell block with one take
     along the current cell -> Guest map, writes the one-hot grid, and the observation of player p
-    is then a single gather `source[index[p]]` (index[p] puts seats relative to p).
+    is then a single gather `source[index[p]]`: `seat_gathers` rotates every axis the observation
+    layout declares "seat" so that seats are relative to p.
     """
 
-    def __init__(self, game: Exposed):
+    def __init__(self, game: Exposed) -> None:
         n, t, e = game.num_players, game.num_tiles, game.num_edges
         flag_regions = [
             ("cexp", (t,)),
@@ -154,55 +188,42 @@ class _ObsPlan:
         self.at = {name: off for name, (off, _shape) in self.regions.items()}
         self.nums = slice(r["nums"], r["nums"] + 2 * n + 4)
 
-        def cell_region(name):  # where the per-cell copy of a per-Guest region starts
+        def cell_region(name: str) -> int:  # where the per-cell copy of a per-Guest region starts
             return self.cells + r[name] - r["gmark"]
 
         nums = r["nums"]
-        # observation piece -> (start in the source, how its seats map)
+        # observation piece -> where its absolute-seat copy starts in the source
         pieces = {
-            "grid": (self.grid, None),
-            "exposed_tiles": (r["cexp"], None),
-            "tile_wallets": (r["cwal"], None),
-            "marks": (cell_region("gmark"), None),
-            "discarded": (cell_region("gdisc"), None),
-            "seen_in_deck": (cell_region("seen"), None),
-            "identity": (cell_region("ident"), "row"),
-            "candidates": (cell_region("cand"), "row"),
-            "dentist_told": (cell_region("told"), "row"),
-            "stashes": (nums, "seat"),
-            "exposed_players": (nums + n, "seat"),
-            "own_total": (nums + 2 * n + 3, None),
-            "knows": (r["knows"], "both"),
-            "kept_items": (r["kept"], "row"),
-            "blocked_swaps": (r["blocked"], "row"),
-            "counts": (nums + 2 * n, None),
-            "last_kinds": (r["lkind"], "row"),
-            "last_cells": (cell_region("lguest"), "row"),
-            "last_seats": (r["lseat"], "both"),
-            "last_items": (r["litem"], "row"),
-            "turn": (r["turn"], "seat"),
-            "decision": (r["decision"], None),
-            "decision_item": (r["ditem"], None),
-            "decision_cells": (cell_region("dcells"), None),
-            "decision_seats": (r["dseat"], "seat"),
+            "grid": self.grid,
+            "exposed_tiles": r["cexp"],
+            "tile_wallets": r["cwal"],
+            "marks": cell_region("gmark"),
+            "discarded": cell_region("gdisc"),
+            "seen_in_deck": cell_region("seen"),
+            "identity": cell_region("ident"),
+            "candidates": cell_region("cand"),
+            "dentist_told": cell_region("told"),
+            "stashes": nums,
+            "exposed_players": nums + n,
+            "own_total": nums + 2 * n + 3,
+            "knows": r["knows"],
+            "kept_items": r["kept"],
+            "blocked_swaps": r["blocked"],
+            "counts": nums + 2 * n,
+            "last_kinds": r["lkind"],
+            "last_cells": cell_region("lguest"),
+            "last_seats": r["lseat"],
+            "last_items": r["litem"],
+            "turn": r["turn"],
+            "decision": r["decision"],
+            "decision_item": r["ditem"],
+            "decision_cells": cell_region("dcells"),
+            "decision_seats": r["dseat"],
         }
         layout = game.observation_layout
         assert [p.name for p in layout] == list(pieces), "observation layout and plan disagree"
-        self.index = np.empty((n, layout.size), dtype=np.intp)
-        for p in range(n):
-            perm = (p + np.arange(n)) % n  # relative seat a is absolute seat perm[a]
-            for piece in layout:
-                start, seats = pieces[piece.name]
-                width = piece.size // n if seats == "row" else piece.shape[-1]
-                if seats == "seat":
-                    index = start + perm
-                elif seats == "both":
-                    index = start + perm[:, None] * n + perm[None, :]
-                elif seats == "row":
-                    index = start + perm[:, None] * width + np.arange(width)[None, :]
-                else:
-                    index = start + np.arange(piece.size)
-                self.index[p, piece.slice] = index.reshape(-1)
+        # every seat axis the layout declares is rotated to the observer (envs.core.observer)
+        self.index = seat_gathers(layout, n, starts=pieces)
 
 
 _OBS_PLANS: dict[int, _ObsPlan] = {}
@@ -212,7 +233,7 @@ class _ObsSource:
     """One game's source vector and the views `Exposed.observation` writes through (made on first
     use, never copied)."""
 
-    def __init__(self, game: Exposed):
+    def __init__(self, game: Exposed) -> None:
         n, t = game.num_players, game.num_tiles
         plan = _OBS_PLANS.get(n)
         if plan is None:
@@ -221,7 +242,7 @@ class _ObsSource:
         self.at = plan.at
         buf = self.buf = np.zeros(plan.size, dtype=np.float32)
 
-        def view(name):
+        def view(name: str) -> np.ndarray:
             off, shape = plan.regions[name]
             return buf[off : off + prod(shape)].reshape(shape)
 
@@ -289,6 +310,8 @@ _STATIC_KEYS = (
     "observation_layout",
     "state_layout",
     "_flag_layout",
+    "_action_frames",
+    "_second_swap_frames",
 )
 
 
@@ -298,7 +321,9 @@ class Exposed(Game):
     name = "exposed"
     config_class = ExposedConfig
 
-    def __init__(self, config=None, rng=None, **options):
+    def __init__(
+        self, config: ExposedConfig | None = None, rng: np.random.Generator | None = None, **options
+    ):
         super().__init__(config, rng, **options)
         cfg = self.config
         n = self.num_players = cfg.num_players
@@ -309,6 +334,7 @@ class Exposed(Game):
         if static is None:
             self._geometry()
             self._layouts()
+            self._common_frames()
             static = _STATIC[n] = {key: self.__dict__[key] for key in _STATIC_KEYS}
         else:
             self.__dict__.update(static)
@@ -329,7 +355,7 @@ class Exposed(Game):
         self._setup()
 
     # ================================================================ geometry and layouts
-    def _geometry(self):
+    def _geometry(self) -> None:
         s, t = self.side, self.side * self.side
         self.edges = [(r * s + c, r * s + c + 1) for r in range(s) for c in range(s - 1)]
         self.edges += [(r * s + c, (r + 1) * s + c) for r in range(s - 1) for c in range(s)]
@@ -354,7 +380,19 @@ class Exposed(Game):
         for table in (self.surround, self.near, self.rowcol, self.line_mask, self._arange_t):
             table.flags.writeable = False  # shared by every game of this size
 
-    def _layouts(self):
+    def _common_frames(self) -> None:
+        """The decisions made on almost every turn, built once per configuration (frames never
+        change, so games share them): each seat's ACTION, each seat's second swap after each first."""
+        n, edges = self.num_players, range(self.num_edges)
+        self._action_frames = tuple(
+            Decide(ACTION, p, Exposed._action_mask, Exposed._action, (p,)) for p in range(n)
+        )
+        self._second_swap_frames = tuple(
+            tuple(Decide(MOVE2, p, Exposed._swaps_mask, Exposed._second_swap, (p, e)) for e in edges)
+            for p in range(n)
+        )
+
+    def _layouts(self) -> None:
         n, t, e, s = self.num_players, self.num_tiles, self.num_edges, self.side
         cells, seat_cells = (s, s), (n, s, s)  # cell pieces are grids: rows x columns
         grid_axes, seat_grid_axes = ("row", "col"), ("seat", "row", "col")
@@ -546,21 +584,21 @@ class Exposed(Game):
         )
 
     # ================================================================ set-up
-    def _setup(self):
+    def _setup(self) -> None:
         n, t, rng = self.num_players, self.num_tiles, self.rng
-        # the boolean tables live in one array (c_exp, knows, last_*, g_mark, g_disc are views of it),
+        # the boolean tables live in one array (tile_exposed, knows, last_*, is_mark, is_discarded are views of it),
         # so an observation copies them all at once
         self._flags = np.zeros(self._flag_layout[-1][2], dtype=bool)
         self._bind_flags()
         # 1. tiles: the first t Guests (the marker filter keeps exactly those), in a random grid
         order = rng.permutation(t)
-        self.c_guest = order.astype(np.int64)  # guest on each cell
-        self.g_cell = np.empty(t, dtype=np.int64)
-        self.g_cell[self.c_guest] = np.arange(t)
+        self.guest_on = order.astype(np.int64)  # guest on each cell
+        self.cell_of_guest = np.empty(t, dtype=np.int64)
+        self.cell_of_guest[self.guest_on] = np.arange(t)
         # 2. Wallets: 1 on each tile, a second on corners
-        self.c_wal = np.full(t, START_WALLETS, dtype=np.int64)
-        self.c_wal[self.corners] += CORNER_EXTRA
-        self.initial_wallets = int(self.c_wal.sum())
+        self.wallets_on = np.full(t, START_WALLETS, dtype=np.int64)
+        self.wallets_on[self.corners] += CORNER_EXTRA
+        self.initial_wallets = int(self.wallets_on.sum())
         self.lost_found = (
             0  # Reading: the box's spare Wallets start in the Lost & Found as 0; more are made as needed
         )
@@ -571,16 +609,17 @@ class Exposed(Game):
         self.ident = deck[:n]
         self.deck = deck[n:]
         self.deck_seen = [0] * len(self.deck)  # bitmask of players who have seen each slot's card
-        self.g_owner = [-1] * t
+        self.holder_of = [-1] * t
         for p, g in enumerate(self.ident):
-            self.g_owner[g] = p
-        self.p_exp = [False] * n
+            self.holder_of[g] = p
+        self.player_exposed = [False] * n
         self.known_by = [0] * n  # bitmask of players shown p's identity (Snitch)
         self.epoch = [0] * n  # bumps when a player's identity card changes (Wrestler, Clown)
         # what public actions imply about each player's Guest (bool per Guest)
-        self.public_cand = np.ones((n, t), dtype=bool)
-        self.dentist_cand = np.ones((n, n, t), dtype=bool)  # [asker, target]
+        self.public_candidates = np.ones((n, t), dtype=bool)
+        self.dentist_candidates = np.ones((n, n, t), dtype=bool)  # [asker, target]
         self.dentist_records = []  # (asker, target, epoch, line, cell_guest snapshot)
+        self.flow = TurnFlow()  # what happens next (empty until the first turn starts)
         # 4. Marks
         self.marks: list[int] = []
         self.stolen: list[int] = []  # Marks stolen this action: no longer Marks, discarded after the item
@@ -589,16 +628,15 @@ class Exposed(Game):
             self._draw_mark()
         # kept items and move records
         self.kept = np.zeros((n, 3), dtype=np.int64)  # Pilot, Soldier, Cops under the card
-        self.move_rec = [[] for _ in range(n)]  # (edge, guest now at a, guest now at b) of the latest Move
+        self.latest_move = [[] for _ in range(n)]  # (edge, guest now at a, guest now at b) of the latest Move
         self.n_unexposed = n
         # fast-path flags for observations: pieces that stay all zero until first used
         self.knows_any = self.kept_any = self.items_any = False
-        self.ctx_cells: list[int] = []
-        self.ctx_seats: list[int] = []
-        self.ctx_item = -1
+        self.item_cells: list[int] = []
+        self.item_seats: list[int] = []
+        self.item_in_use = -1
         self.winners: list[int] = []
         self.over = False
-        self.frames: list[tuple] = []  # never changed in place (a clone copies the list only)
         self.turn = int(rng.integers(n))  # Reading: the first player is random
         # every chance of the game is drawn: the grid, the deck order, the first player. The engine
         # keeps no generator, so a clone has none to copy and a resampled world no hidden chance left
@@ -623,13 +661,13 @@ class Exposed(Game):
         """The boolean tables packed (in this order) in `_flags`; `_ObsPlan` mirrors the order."""
         n, t = self.num_players, self.num_tiles
         return (
-            ("c_exp", (t,)),  # exposed side up, by cell
+            ("tile_exposed", (t,)),  # exposed side up, by cell
             ("knows", (n, n)),  # [a, b]: a has been shown b's Identity card
             ("last_kind", (n, len(KIND_NAMES))),
             ("last_seats", (n, n)),
             ("last_items", (n, t)),
-            ("g_mark", (t,)),  # Mark in play, by Guest
-            ("g_disc", (t,)),  # card discarded, by Guest
+            ("is_mark", (t,)),  # Mark in play, by Guest
+            ("is_discarded", (t,)),  # card discarded, by Guest
             ("last_guests", (n, t)),  # tiles touched (shown at their current cells)
         )
 
@@ -640,28 +678,44 @@ class Exposed(Game):
             d[name] = flags[start:end].reshape(shape)
 
     _FLAG_NAMES = frozenset(
-        ("c_exp", "knows", "last_kind", "last_seats", "last_items", "g_mark", "g_disc", "last_guests")
+        (
+            "tile_exposed",
+            "knows",
+            "last_kind",
+            "last_seats",
+            "last_items",
+            "is_mark",
+            "is_discarded",
+            "last_guests",
+        )
     )
 
     # the mutable state, by how `clone` copies it; everything else a game holds is fixed for its
     # configuration (geometry, layouts, action offsets: shared) or an immutable value
-    _STATE_ARRAYS = ("_flags", "c_guest", "g_cell", "c_wal", "public_cand", "dentist_cand", "kept")
-    _STATE_LISTS = (  # lists of immutable items (frames and Dentist records are never changed in place)
+    _STATE_ARRAYS = (
+        "_flags",
+        "guest_on",
+        "cell_of_guest",
+        "wallets_on",
+        "public_candidates",
+        "dentist_candidates",
+        "kept",
+    )
+    _STATE_LISTS = (  # lists of immutable items (Dentist records are never changed in place)
         "stash",
         "ident",
         "deck",
         "deck_seen",
-        "g_owner",
-        "p_exp",
+        "holder_of",
+        "player_exposed",
         "known_by",
         "epoch",
         "marks",
         "stolen",
         "discard",
-        "ctx_cells",
-        "ctx_seats",
+        "item_cells",
+        "item_seats",
         "winners",
-        "frames",
         "dentist_records",
     )
     _SCRATCH = ("_obs_src", "_obs_cache")  # per-game observation buffers, made again on first use
@@ -669,11 +723,12 @@ class Exposed(Game):
     def clone(self) -> Exposed:
         """An independent copy: the mutable state copied, the rest shared (the legal mask cache
         too: it is read-only and the state is the same)."""
-        new = copy_state(self, self._STATE_LISTS, self._STATE_ARRAYS, ("move_rec",), self._SCRATCH)
+        new = copy_state(self, self._STATE_LISTS, self._STATE_ARRAYS, ("latest_move",), self._SCRATCH)
+        new.flow = self.flow.copy()  # frames are immutable: a new list of the same frames
         new._bind_flags()
         return new
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state.pop("_obs_cache", None)  # views into a scratch buffer: rebuilt on demand
         state.pop("_obs_src", None)
@@ -681,11 +736,11 @@ class Exposed(Game):
             state.pop(name, None)  # views of _flags: bound again on unpickling
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._bind_flags()
 
-    def _from_lf(self, k: int) -> int:
+    def _from_lost_found(self, k: int) -> int:
         """Take k Wallets from the Lost & Found (unlimited: the shortfall is created)."""
         if self.lost_found >= k:
             self.lost_found -= k
@@ -695,90 +750,90 @@ class Exposed(Game):
         return k
 
     def _guest_cell(self, p: int) -> int:
-        return int(self.g_cell[self.ident[p]])
+        return int(self.cell_of_guest[self.ident[p]])
 
     def _give(self, p: int, k: int) -> None:
         """Wallets given to a player: their Stash if unexposed, else their Guest tile (Reminders)."""
         if k <= 0:
             return
-        if self.p_exp[p]:
-            self.c_wal[self._guest_cell(p)] += k
+        if self.player_exposed[p]:
+            self.wallets_on[self._guest_cell(p)] += k
         else:
             self.stash[p] += k
 
     def _take_from_player(self, p: int, k: int) -> int:
         """Up to k Wallets out of p's Stash (an exposed player's Stash is their Guest tile)."""
-        if self.p_exp[p]:
+        if self.player_exposed[p]:
             c = self._guest_cell(p)
-            got = min(k, int(self.c_wal[c]))
-            self.c_wal[c] -= got
+            got = min(k, int(self.wallets_on[c]))
+            self.wallets_on[c] -= got
         else:
             got = min(k, self.stash[p])
             self.stash[p] -= got
         return got
 
     def _total(self, p: int) -> int:
-        return self.stash[p] + int(self.c_wal[self._guest_cell(p)])
+        return self.stash[p] + int(self.wallets_on[self._guest_cell(p)])
 
     def _swap_cells(self, a: int, b: int) -> None:
         """Swap two tiles (with their Wallets and sides)."""
         if a == b:
             return
-        cg, cw, ce = self.c_guest, self.c_wal, self.c_exp
+        cg, cw, ce = self.guest_on, self.wallets_on, self.tile_exposed
         ga, gb = cg[a], cg[b]
         cg[a], cg[b] = gb, ga
         cw[a], cw[b] = cw[b], cw[a]
         ce[a], ce[b] = ce[b], ce[a]
-        self.g_cell[ga], self.g_cell[gb] = b, a
+        self.cell_of_guest[ga], self.cell_of_guest[gb] = b, a
 
     def _touch(self, cell: int) -> None:
-        self.last_guests[self.turn, self.c_guest[cell]] = True
+        self.last_guests[self.turn, self.guest_on[cell]] = True
 
     def _guests_where(self, cell_mask: np.ndarray) -> np.ndarray:
-        return cell_mask[self.g_cell]  # Guest g is where its cell is
+        return cell_mask[self.cell_of_guest]  # Guest g is where its cell is
 
     def _constrain(self, p: int, guest_mask: np.ndarray) -> None:
         """Public deduction: p's Guest is among guest_mask (kept for resampling and observations)."""
-        if not self.p_exp[p]:
-            self.public_cand[p] &= guest_mask
+        if not self.player_exposed[p]:
+            self.public_candidates[p] &= guest_mask
 
     # ================================================================ exposure and discards
     def _flip(self, cell: int, actor: int) -> None:
         """Flip a tile to its exposed side; a player holding that Guest is exposed."""
-        if self.c_exp[cell]:
+        if self.tile_exposed[cell]:
             return
-        self.c_exp[cell] = True
-        owner = self.g_owner[self.c_guest[cell]]
+        self.tile_exposed[cell] = True
+        owner = self.holder_of[self.guest_on[cell]]
         if owner >= 0:
             self._exposed(owner, actor)
 
     def _exposed(self, p: int, actor: int) -> None:
         """If You Are Exposed: card face-up, reward to the exposer, Stash onto the Guest, half lost."""
-        self.p_exp[p] = True
+        self.player_exposed[p] = True
         self.n_unexposed -= 1
         if actor >= 0 and actor != p:  # Reading: no reward for exposing yourself
-            self._give(actor, self._from_lf(self.config.exposure_reward))
+            self._give(actor, self._from_lost_found(self.config.exposure_reward))
         c = self._guest_cell(p)
-        self.c_wal[c] += self.stash[p]
+        self.wallets_on[c] += self.stash[p]
         self.stash[p] = 0
-        half = int(self.c_wal[c]) // 2
-        self.c_wal[c] -= half
+        half = int(self.wallets_on[c]) // 2
+        self.wallets_on[c] -= half
         self.lost_found += half
 
     def _discard_card(self, g: int, actor: int) -> None:
         """A card to the discard pile; its Guest tile is exposed (Reminders)."""
         self.discard.append(g)
-        self.g_disc[g] = True
-        self._flip(int(self.g_cell[g]), actor)
+        self.is_discarded[g] = True
+        self._flip(int(self.cell_of_guest[g]), actor)
 
     def _discard_mark(self, g: int) -> None:
-        if self.g_mark[g]:
+        if self.is_mark[g]:
             self._unmark(g)
             self._discard_card(g, self.turn)
 
     def _unmark(self, g: int) -> None:
         self.marks.remove(g)
-        self.g_mark[g] = False
+        self.is_mark[g] = False
 
     def _discard_stolen(self, g: int) -> None:
         """The stolen Mark's card goes to the discard pile once its item is over (Steal, step 3)."""
@@ -790,44 +845,41 @@ class Exposed(Game):
         while self.deck:
             g = self.deck.pop(0)
             self.deck_seen.pop(0)
-            c = int(self.g_cell[g])
-            if self.c_wal[c] == 0:
+            c = int(self.cell_of_guest[g])
+            if self.wallets_on[c] == 0:
                 if self.config.empty_new_mark == "discard":
-                    self._discard_card(g, self.turn if self.frames else -1)
+                    # (a deck card is nobody's identity: its flip exposes no player, whoever acts)
+                    self._discard_card(g, self.turn if self.flow.frames else -1)
                     continue
-                self.c_wal[c] += self._from_lf(1)
+                self.wallets_on[c] += self._from_lost_found(1)
             self.marks.append(g)
-            self.g_mark[g] = True
+            self.is_mark[g] = True
             return
 
     # ================================================================ turn structure
-    def _push(self, *frame) -> None:
-        self.frames.append(frame)
-
-    def _call(self, fn: str, *args) -> None:
-        self._push(CALL, -1, fn, args)
-
     def _start_turn(self, p: int) -> None:
+        """A turn: the Pilot's and the Soldier's options (kept items, before the action), the action,
+        then the clean-up (`_end_action`)."""
         self.turn = p
-        self.move_rec[p] = []  # the no-reversal restriction on p's last Move ends with p's new turn
+        self.latest_move[p] = []  # the no-reversal restriction on p's last Move ends with p's new turn
         self.last_kind[p].fill(False)
         self.last_guests[p].fill(False)
         if self.items_any:  # (all zero until a Snitch or an item)
             self.last_seats[p].fill(False)
             self.last_items[p].fill(False)
-        frames = self.frames
-        frames.append((CALL, -1, "_end_action", ()))
-        frames.append((ACTION, p))
+        frames = self.flow.frames  # (`flow.do`, `flow.decide` of shared frames: once per turn)
+        frames.append(_END_ACTION)
+        frames.append(self._action_frames[p])
         if self.kept_any:
             if self.kept[p, 1]:
-                self._push(MOVE1, p, True)  # the Soldier's free Move: optional (Reading)
+                self._decide_move(p, optional=True)  # the Soldier's free Move: optional (Reading)
             if self.kept[p, 0]:
-                self._push(PILOT, p, ITEM_GUEST["pilot"])
+                self.flow.decide(PILOT, p, Exposed._pilot_mask, Exposed._pilot_swap, p, ITEM_GUEST["pilot"])
 
     def _end_action(self) -> None:
         """Clean-up: empty Marks discarded, new Marks drawn; then the next player clockwise."""
         for g in list(self.marks):
-            if self.c_wal[self.g_cell[g]] == 0:
+            if self.wallets_on[self.cell_of_guest[g]] == 0:
                 self._discard_mark(g)
         while len(self.marks) < self.num_marks and self.deck:
             self._draw_mark()
@@ -839,17 +891,17 @@ class Exposed(Game):
         if self.over:
             return True
         stash = self.stash
-        wal = self.c_wal.tolist()
+        wal = self.wallets_on.tolist()
         top = max(wal)
         if self.n_unexposed > 1 and max(stash) + top < WIN_WALLETS:
             return False  # nobody can hold 7 (and no deduction follows): the common case, fast
         n = self.num_players
-        p_exp = self.p_exp
-        unexposed = [p for p in range(n) if not p_exp[p]]
+        player_exposed = self.player_exposed
+        unexposed = [p for p in range(n) if not player_exposed[p]]
         if len(unexposed) == 1:
             self.winners = unexposed
         else:
-            cell = self.g_cell.tolist()
+            cell = self.cell_of_guest.tolist()
             totals = [stash[p] + wal[cell[g]] for p, g in enumerate(self.ident)]
             rich = [p for p in range(n) if totals[p] >= WIN_WALLETS]
             if not unexposed:  # cannot happen (one exposure per step); most Wallets then
@@ -860,7 +912,7 @@ class Exposed(Game):
             best = max(totals[p] for p in rich)
             self.winners = [p for p in rich if totals[p] == best]  # ties share the win
         self.over = True
-        self.frames = []
+        self.flow.clear()
         return True
 
     def _wallet_deductions(self, unexposed: list[int], top: int) -> None:
@@ -874,12 +926,22 @@ class Exposed(Game):
                 need[p] = WIN_WALLETS - stash[p]
                 deduce = True
         if deduce:
-            below = self.c_wal[self.g_cell] < np.array(need)[:, None]  # [player, Guest]
-            np.logical_and(self.public_cand, below, out=self.public_cand)
+            below = self.wallets_on[self.cell_of_guest] < np.array(need)[:, None]  # [player, Guest]
+            np.logical_and(self.public_candidates, below, out=self.public_candidates)
 
     # ================================================================ the engine contract
     def current_player(self) -> int:
-        return -1 if self.over else self.frames[-1][1]
+        return -1 if self.over else self.flow.frames[-1].player
+
+    @property
+    def decision(self) -> Decide | None:
+        """The decision waiting for its player (None once the game is over)."""
+        return self.flow.decision
+
+    @property
+    def decision_kind(self) -> int:
+        """ACTION, MOVE1, ... of the waiting decision (-1 once the game is over)."""
+        return -1 if self.over else self.flow.frames[-1].kind
 
     def is_terminal(self) -> bool:
         return self.over
@@ -897,68 +959,63 @@ class Exposed(Game):
             out[self.winners] = 1.0
         return out
 
+    # `flow.fill_mask` and `flow.choose`, inlined (a decision always waits while the game goes on)
+    def _legal_mask(self) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        decision = self.flow.frames[-1]
+        decision.legal(self, mask, *decision.args)
+        return mask
+
     def _apply(self, action: int) -> None:
-        frame = self.frames.pop()
-        kind, p = frame[0], frame[1]
-        if kind == ACTION:
-            self._action(p, action)
-        elif kind == MOVE1:
-            if action != self.A_PASS:
-                self._move_first(p, action)
-        elif kind == MOVE2:
-            self._move_second(p, action)
-        elif kind == SNITCH_FLIP:
-            self._touch(action - self.OFF_CELL)
-            self._flip(action - self.OFF_CELL, p)
-        elif kind == OFFER:
-            if action == self.A_USE:
-                self.last_kind[self.turn, K_ITEM] = True
-                self._use_item(p, frame[2])
-        elif kind == PICK:
-            block, then, args = frame[2], frame[6], frame[7]
-            value = None if action == self.A_PASS else self._pick_value(p, block, action)
-            getattr(self, then)(*args, value)
-        elif kind == DENTIST:
-            self._dentist_answer(p, frame[2], action - self.OFF_LINE)
-        elif kind == PILOT:
-            if action != self.A_PASS:
-                self._swap_cells(int(self.g_cell[frame[2]]), action - self.OFF_CELL)
-                self._touch(action - self.OFF_CELL)
+        decision = self.flow.frames.pop()
+        decision.then(self, action, *decision.args)
         self._advance()
 
     def _advance(self) -> None:
-        """Check the end, then run automatic continuations until someone must decide."""
-        frames = self.frames
+        """Play the rules' own steps (`Do` frames) until someone must decide, checking the end of
+        the game before each step and before a decision waits."""
+        frames = self.flow.frames
         check = True
         while True:
             if check and self._check_end():
                 return
             top = frames[-1]
-            if top[0] != CALL:
-                if top[0] != PICK:
+            if type(top) is Decide:
+                if top.kind != PICK:
                     return
-                # a PICK whose choices vanished (an earlier step of the same item took them) ends it
-                if top[5] or self._pick_mask(top).any():
+                step: ItemStep = top.args[1]
+                # an item step whose choices vanished (an earlier step of the same item took them)
+                # ends it, as a pass would
+                if step.optional or step.allowed(self, *step.allowed_args).any():
                     return
                 frames.pop()
-                getattr(self, top[6])(*top[7], None)
+                step.then(self, *step.then_args, None)
                 check = True
                 continue
             frames.pop()
-            fn = top[2]
-            getattr(self, fn)(*top[3])
+            top.run(self, *top.args)
             # the clean-up ends by checking the end itself, and starting the next turn changes
             # nothing that check reads: no second check
-            check = fn != "_end_action" or self.over
-
-    def _pick_value(self, p: int, block: int, action: int) -> int:
-        v = action - self._block_offset[block]
-        if block == B_SEAT:
-            return (p + v) % self.num_players
-        return v
+            check = top != _END_ACTION or self.over  # (equal after unpickling too)
 
     # ================================================================ the four actions
-    def _action(self, p: int, a: int) -> None:
+    def _action_mask(self, mask: np.ndarray, p: int) -> None:
+        """ACTION: a swap (Move), a Steal, an Expose or (unexposed) a Snitch."""
+        t = self.num_tiles
+        self._swaps_mask(mask, p)
+        mask[self.OFF_STEAL : self.OFF_EXPOSE] = self._steal_targets(p)
+        c = self._guest_cell(p)
+        off = self.OFF_EXPOSE
+        np.greater(self.rowcol[c], self.tile_exposed, out=mask[off : off + t])  # in line and unexposed
+        player_exposed = self.player_exposed
+        if not player_exposed[p]:
+            n = self.num_players
+            off = self.OFF_SNITCH
+            for k in range(1, n):
+                if not player_exposed[(p + k) % n]:
+                    mask[off + k] = True
+
+    def _action(self, a: int, p: int) -> None:
         if a < self.OFF_STEAL:
             self._move_first(p, a)
         elif a < self.OFF_EXPOSE:
@@ -969,35 +1026,67 @@ class Exposed(Game):
         else:
             self._snitch(p, (p + a - self.OFF_SNITCH) % self.num_players)
 
+    # --- MOVE: two swaps (also the Soldier's, the Magician's and the Server target's Move)
+    def _decide_move(self, p: int, optional: bool) -> None:
+        """p's first swap of a Move (`optional`: p may pass instead)."""
+        self.flow.decide(MOVE1, p, Exposed._first_swap_mask, Exposed._first_swap, p, optional)
+
+    def _first_swap_mask(self, mask: np.ndarray, p: int, optional: bool) -> None:
+        self._swaps_mask(mask, p)
+        mask[self.A_PASS] = optional
+
+    def _first_swap(self, action: int, p: int, optional: bool) -> None:
+        if action != self.A_PASS:
+            self._move_first(p, action)
+
     def _move_first(self, p: int, e: int) -> None:
         """MOVE: a new Move action replaces p's record; then the first of two swaps."""
         self.last_kind[self.turn, K_MOVE] = True
-        self.move_rec[p] = []
+        self.latest_move[p] = []
         self._swap(p, e)
-        self._push(MOVE2, p, e)
+        self.flow.frames.append(self._second_swap_frames[p][e])  # MOVE2, args (p, e)
 
-    def _move_second(self, p: int, e: int) -> None:
+    def _second_swap(self, e: int, p: int, first: int) -> None:
         self._swap(p, e)
 
     def _swap(self, p: int, e: int) -> None:
         a, b = self.edges[e]
         self._swap_cells(a, b)
-        cg = self.c_guest
+        cg = self.guest_on
         ga, gb = int(cg[a]), int(cg[b])
-        self.move_rec[p].append((e, ga, gb))
+        self.latest_move[p].append((e, ga, gb))
         touched = self.last_guests[self.turn]  # both tiles touched (`_touch`)
         touched[ga] = touched[gb] = True
 
+    def _swaps_mask(self, mask: np.ndarray, p: int, first: int | None = None) -> None:
+        """Every swap (mask[:num_edges]) except one that exactly undoes a swap of another player's
+        latest Move (or, on the second swap, your own `first`): also the MOVE2 decision's mask."""
+        mask[: self.num_edges] = True
+        cg = None
+        edges = self.edges
+        for q, recs in enumerate(self.latest_move):
+            if q == p or not recs:
+                continue
+            if cg is None:
+                cg = self.guest_on.tolist()
+            for e, ga, gb in recs:
+                a, b = edges[e]
+                if cg[a] == ga and cg[b] == gb:
+                    mask[e] = False
+        if first is not None:
+            mask[first] = False  # swapping the same two cells again undoes the first swap
+
+    # --- STEAL
     def _steal_conditions(self, p: int) -> tuple[tuple[np.ndarray, str], tuple[np.ndarray, str]]:
         """STEAL (the action and the Mechanic's extra Steal), written once: by tile, each condition
         with why a tile failing it may not be robbed. The legal mask is every condition met
         (`_steal_targets`); an illegal Steal's reason is the first one failed (`_steal_refusal`)."""
         c = self._guest_cell(p)
         reach = self.near[c].copy()  # the tiles surrounding your Guest, and your Guest itself ...
-        reach[c] = not self.p_exp[p]  # ... only while you are unexposed (FAQ; printed rulebook)
+        reach[c] = not self.player_exposed[p]  # ... only while you are unexposed (FAQ; printed rulebook)
         return (
             (reach, "you may steal only from a tile surrounding your Guest, or your own while unexposed"),
-            (self.c_wal > 0, "that tile has no Wallet to steal"),
+            (self.wallets_on > 0, "that tile has no Wallet to steal"),
         )
 
     def _steal_targets(self, p: int) -> np.ndarray:
@@ -1014,20 +1103,30 @@ class Exposed(Game):
         # what the reach tells the table: the thief's Guest is the robbed tile or surrounds it
         # (`near` is the rule's reach, and symmetric)
         self._constrain(p, self._guests_where(self.near[cell]))
-        self.c_wal[cell] -= 1
+        self.wallets_on[cell] -= 1
         self._give(p, 1)
-        g = int(self.c_guest[cell])
-        if self.g_mark[g]:
+        g = int(self.guest_on[cell])
+        if self.is_mark[g]:
             # a Mark stops being a Mark at its first theft (another Steal from its tile during its own
             # item, by the Mechanic, triggers nothing); its card is discarded once the item is over
             self._unmark(g)
             self.stolen.append(g)
             self._flip(cell, p)
-            self._call("_discard_stolen", g)
+            self.flow.do(Exposed._discard_stolen, g)
             # Reading: the item is always offered; one with no possible first step does nothing
             # (whether it could act is then public: the offer tells nothing about the thief's Guest)
-            self._push(OFFER, p, g)
+            self.flow.decide(OFFER, p, Exposed._offer_mask, Exposed._offer, p, g)
 
+    # --- the stolen Mark's item offer (OFFER)
+    def _offer_mask(self, mask: np.ndarray, p: int, g: int) -> None:
+        mask[self.A_USE] = mask[self.A_PASS] = True
+
+    def _offer(self, action: int, p: int, g: int) -> None:
+        if action == self.A_USE:
+            self.last_kind[self.turn, K_ITEM] = True
+            self._use_item(p, g)
+
+    # --- EXPOSE
     def _expose(self, p: int, cell: int) -> None:
         """EXPOSE: a tile in your row or column; a Cop under your card costs a Wallet first."""
         self.last_kind[p, K_EXPOSE] = True
@@ -1037,6 +1136,7 @@ class Exposed(Game):
         self._constrain(p, self._guests_where(self.rowcol[cell]))
         self._flip(cell, p)
 
+    # --- SNITCH
     def _snitch(self, p: int, q: int) -> None:
         """SNITCH: show your Identity card to q, then flip any unexposed tile (not your own)."""
         self.last_kind[p, K_SNITCH] = True
@@ -1044,225 +1144,197 @@ class Exposed(Game):
         self.known_by[p] |= 1 << q
         self.knows[q, p] = True
         self.knows_any = self.items_any = True
-        self._push(SNITCH_FLIP, p)
+        self.flow.decide(SNITCH_FLIP, p, Exposed._snitch_flip_mask, Exposed._snitch_flip, p)
 
-    # ================================================================ masks
-    def _legal_mask(self) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=bool)
-        frame = self.frames[-1]
-        kind, p = frame[0], frame[1]
-        if kind == ACTION:
-            self._action_mask(p, mask)
-        elif kind == MOVE1:
-            self._fill_swaps(p, None, mask)
-            mask[self.A_PASS] = frame[2]
-        elif kind == MOVE2:
-            self._fill_swaps(p, frame[2], mask)
-        elif kind == SNITCH_FLIP:
-            off = self.OFF_CELL
-            m = mask[off : off + self.num_tiles]
-            np.logical_not(self.c_exp, out=m)
-            m[self._guest_cell(p)] = False
-        elif kind == OFFER:
-            mask[self.A_USE] = mask[self.A_PASS] = True
-        elif kind == PICK:
-            self._fill_block(mask, p, frame[2], self._pick_mask(frame))
-            mask[self.A_PASS] = frame[5]
-        elif kind == DENTIST:
-            c = self._guest_cell(p)
-            mask[self.OFF_LINE + c // self.side] = True
-            mask[self.OFF_LINE + self.side + c % self.side] = True
-        elif kind == PILOT:
-            off = self.OFF_CELL
-            mask[off : off + self.num_tiles] = True
-            mask[off + self.g_cell[frame[2]]] = False
-            mask[self.A_PASS] = True
-        return mask
+    def _snitch_flip_mask(self, mask: np.ndarray, p: int) -> None:
+        off = self.OFF_CELL
+        m = mask[off : off + self.num_tiles]
+        np.logical_not(self.tile_exposed, out=m)
+        m[self._guest_cell(p)] = False
 
-    def _pick_mask(self, frame) -> np.ndarray:
-        return getattr(self, frame[3])(*frame[4])
+    def _snitch_flip(self, action: int, p: int) -> None:
+        self._touch(action - self.OFF_CELL)
+        self._flip(action - self.OFF_CELL, p)
 
-    def _fill_block(self, mask: np.ndarray, p: int, block: int, allowed: np.ndarray) -> None:
-        off = self._block_offset[block]
-        if block == B_SEAT:
-            n = self.num_players
+    # --- the Pilot's turn-start swap (PILOT)
+    def _pilot_mask(self, mask: np.ndarray, p: int, pilot: int) -> None:
+        off = self.OFF_CELL
+        mask[off : off + self.num_tiles] = True
+        mask[off + self.cell_of_guest[pilot]] = False
+        mask[self.A_PASS] = True
+
+    def _pilot_swap(self, action: int, p: int, pilot: int) -> None:
+        if action != self.A_PASS:
+            self._swap_cells(int(self.cell_of_guest[pilot]), action - self.OFF_CELL)
+            self._touch(action - self.OFF_CELL)
+
+    # ================================================================ item steps (PICK)
+    def _item_step(
+        self,
+        p: int,
+        block: int,
+        allowed: Callable[..., np.ndarray],
+        allowed_args: tuple,
+        then: Callable[..., None],
+        then_args: tuple,
+        optional: bool = False,
+    ) -> None:
+        """p chooses in `block` one of what `allowed` marks (see `ItemStep`)."""
+        step = ItemStep(block, allowed, allowed_args, then, then_args, optional)
+        self.flow.decide(PICK, p, Exposed._item_step_mask, Exposed._item_step_chosen, p, step)
+
+    def _item_step_mask(self, mask: np.ndarray, p: int, step: ItemStep) -> None:
+        allowed = step.allowed(self, *step.allowed_args)
+        off = self._block_offset[step.block]
+        if step.block == B_SEAT:
             allowed = np.roll(allowed, -p)  # relative seats: index k is seat p + k
-            mask[off : off + n] = allowed
-        else:
-            mask[off : off + len(allowed)] = allowed
+        mask[off : off + len(allowed)] = allowed
+        mask[self.A_PASS] = step.optional
 
-    def _action_mask(self, p: int, mask: np.ndarray) -> None:
-        t = self.num_tiles
-        self._fill_swaps(p, None, mask)
-        mask[self.OFF_STEAL : self.OFF_EXPOSE] = self._steal_targets(p)
-        c = self._guest_cell(p)
-        off = self.OFF_EXPOSE
-        np.greater(self.rowcol[c], self.c_exp, out=mask[off : off + t])  # in line and unexposed
-        p_exp = self.p_exp
-        if not p_exp[p]:
-            n = self.num_players
-            off = self.OFF_SNITCH
-            for k in range(1, n):
-                if not p_exp[(p + k) % n]:
-                    mask[off + k] = True
-
-    def _fill_swaps(self, p: int, first: int | None, mask: np.ndarray) -> None:
-        """Every swap (mask[:num_edges]) except one that exactly undoes a swap of another player's
-        latest Move (or, on the second swap, your own first)."""
-        mask[: self.num_edges] = True
-        cg = None
-        edges = self.edges
-        for q, recs in enumerate(self.move_rec):
-            if q == p or not recs:
-                continue
-            if cg is None:
-                cg = self.c_guest.tolist()
-            for e, ga, gb in recs:
-                a, b = edges[e]
-                if cg[a] == ga and cg[b] == gb:
-                    mask[e] = False
-        if first is not None:
-            mask[first] = False  # swapping the same two cells again undoes the first swap
+    def _item_step_chosen(self, action: int, p: int, step: ItemStep) -> None:
+        choice = None
+        if action != self.A_PASS:
+            choice = action - self._block_offset[step.block]
+            if step.block == B_SEAT:
+                choice = (p + choice) % self.num_players
+        step.then(self, *step.then_args, choice)
 
     # ================================================================ items
-    def _pick(self, p, block, mask_fn, mask_args, optional, then, then_args) -> None:
-        self._push(PICK, p, block, mask_fn, tuple(mask_args), bool(optional), then, tuple(then_args))
-
     def _use_item(self, p: int, g: int) -> None:
         """Use the item of Guest g (a stolen Mark's, or a discarded card's through the Actor)."""
-        self.ctx_item = g
-        self.ctx_cells = []
-        self.ctx_seats = []
+        self.item_in_use = g
+        self.item_cells = []
+        self.item_seats = []
         self.last_items[self.turn, g] = True
         self.items_any = True
         item = GUESTS[g].item
-        if self._usable(item, p, g):  # Reading: an item with no possible first step does nothing
-            getattr(self, "_item_" + item)(p, g)
+        can_act = ITEM_CAN_ACT.get(item)
+        # Reading: an item with no possible first step does nothing. Every can-act check reads only
+        # the public table, so whether an item acts never tells anything about its user's Guest
+        if can_act is None or can_act(self, p, g):
+            ITEM_EFFECTS[item](self, p, g)
 
-    def _usable(self, item: str, p: int, g: int) -> bool:
-        """Whether the item has a possible first step. Every `_can_` check reads only the public table,
-        so whether an item acts never tells anything about its user's secret Guest."""
-        check = getattr(self, "_can_" + item, None)
-        return True if check is None else bool(check(p, g))
+    # --- what an item step may choose: booleans over cells, lines, seats (absolute) or Guests
+    def _except(self, cells: np.ndarray, guests: tuple[int, ...] | list[int]) -> np.ndarray:
+        for x in guests:  # the current cells of these Guests are excluded
+            cells[self.cell_of_guest[x]] = False
+        return cells
 
-    # --- mask functions (cell / line / seat / guest booleans) ---
-    def _m_cells(self, kind: str, *args) -> np.ndarray:
-        t = self.num_tiles
-        wal = self.c_wal > 0
-        if kind == "any":
-            m = np.ones(t, dtype=bool)
-        elif kind == "wallets":
-            m = wal.copy()
-        elif kind == "unexposed":
-            m = ~self.c_exp
-        elif kind == "exposed_wallets":
-            m = wal & self.c_exp
-        elif kind == "surround":
-            m = self.surround[int(self.g_cell[args[0]])].copy()
-            args = args[1:]
-        elif kind == "in_line":  # positions i.. of a line
-            m = np.zeros(t, dtype=bool)
-            m[self.line_cells[args[0]][args[1] :]] = True
-            args = ()
-        else:
-            raise ValueError(kind)
-        for x in args:  # excluded guests (their current cells)
-            m[self.g_cell[x]] = False
-        return m
+    def _any_cell_except(self, *guests: int) -> np.ndarray:
+        return self._except(np.ones(self.num_tiles, dtype=bool), guests)
 
-    def _m_wallet_cells_except(self, *guests) -> np.ndarray:
-        return self._m_cells("wallets", *guests)
+    def _wallet_cells_except(self, *guests: int) -> np.ndarray:
+        return self._except(self.wallets_on > 0, guests)
 
-    def _m_lines(self) -> np.ndarray:
+    def _unexposed_cells(self) -> np.ndarray:
+        return ~self.tile_exposed
+
+    def _exposed_wallet_cells_except(self, *guests: int) -> np.ndarray:
+        return self._except((self.wallets_on > 0) & self.tile_exposed, guests)
+
+    def _cells_surrounding(self, g: int) -> np.ndarray:
+        return self.surround[int(self.cell_of_guest[g])].copy()
+
+    def _line_from(self, line: int, i: int) -> np.ndarray:
+        """The cells of a line from its i-th on."""
+        cells = np.zeros(self.num_tiles, dtype=bool)
+        cells[self.line_cells[line][i:]] = True
+        return cells
+
+    def _cells_but_own(self, p: int) -> np.ndarray:
+        cells = np.ones(self.num_tiles, dtype=bool)
+        cells[self._guest_cell(p)] = False
+        return cells
+
+    def _cells_not_chosen(self) -> np.ndarray:
+        """Any cell but those already chosen in this item."""
+        return self._except(np.ones(self.num_tiles, dtype=bool), self.item_cells)
+
+    def _exposed_wallet_cells_not_chosen(self, g: int) -> np.ndarray:
+        return self._except(self._exposed_wallet_cells_except(g), self.item_cells)
+
+    def _any_line(self) -> np.ndarray:
         return np.ones(2 * self.side, dtype=bool)
 
-    def _m_seats(self, kind: str, p: int, *exclude) -> np.ndarray:
+    def _other_seats(self, p: int) -> np.ndarray:
+        seats = np.ones(self.num_players, dtype=bool)
+        seats[p] = False
+        return seats
+
+    def _neighbour_seats(self, p: int) -> np.ndarray:
         n = self.num_players
-        if kind == "others":
-            m = np.ones(n, dtype=bool)
-            m[p] = False
-        elif kind == "neighbours":
-            m = np.zeros(n, dtype=bool)
-            m[(p + 1) % n] = m[(p - 1) % n] = True
-        elif kind == "exposed":
-            m = np.array(self.p_exp, dtype=bool)
-        elif kind == "realtor_source":
-            m = np.array([self._player_wallets(q) > 0 for q in range(n)], dtype=bool)
-            if n == 2:
-                m[1 - p] = False  # the destination must differ from the source and from you
-        elif kind == "realtor_dest":
-            m = np.ones(n, dtype=bool)
-            m[p] = False
-        else:
-            raise ValueError(kind)
-        for q in exclude:
-            m[q] = False
-        return m
+        seats = np.zeros(n, dtype=bool)
+        seats[(p + 1) % n] = seats[(p - 1) % n] = True
+        return seats
+
+    def _exposed_seats_except(self, *exclude: int) -> np.ndarray:
+        seats = np.array(self.player_exposed, dtype=bool)
+        seats[list(exclude)] = False
+        return seats
 
     def _player_wallets(self, q: int) -> int:
-        return int(self.c_wal[self._guest_cell(q)]) if self.p_exp[q] else self.stash[q]
+        return int(self.wallets_on[self._guest_cell(q)]) if self.player_exposed[q] else self.stash[q]
 
-    def _m_guests(self, kind: str, p: int, exclude: int) -> np.ndarray:
-        m = np.zeros(self.num_tiles, dtype=bool)
-        if kind == "marks":
-            m[self.marks] = True
-        elif kind == "actor":
-            for g in self.discard:  # any discarded card but an Actor (one that cannot act does nothing)
-                if GUESTS[g].item != "actor":
-                    m[g] = True
-        if exclude >= 0:
-            m[exclude] = False
-        return m
+    def _marks_except(self, g: int) -> np.ndarray:
+        guests = np.zeros(self.num_tiles, dtype=bool)
+        guests[self.marks] = True
+        guests[g] = False
+        return guests
 
-    def _m_not_own(self, p: int) -> np.ndarray:
-        m = np.ones(self.num_tiles, dtype=bool)
-        m[self._guest_cell(p)] = False
-        return m
-
-    def _m_notchosen(self, kind: str, *guests) -> np.ndarray:
-        m = self._m_cells(kind)
-        for g in self.ctx_cells:
-            m[self.g_cell[g]] = False
-        for g in guests:
-            m[self.g_cell[g]] = False
-        return m
+    def _actor_cards(self) -> np.ndarray:
+        """Any discarded card but an Actor (an Actor through the Actor would do nothing)."""
+        guests = np.zeros(self.num_tiles, dtype=bool)
+        for g in self.discard:
+            if GUESTS[g].item != "actor":
+                guests[g] = True
+        return guests
 
     def _ctx_cell(self, cell: int) -> None:
-        self.ctx_cells.append(int(self.c_guest[cell]))
+        self.item_cells.append(int(self.guest_on[cell]))
         self._touch(cell)
 
     def _ctx_seat(self, q: int) -> None:
-        self.ctx_seats.append(q)
+        self.item_seats.append(q)
         self.last_seats[self.turn, q] = True
         self.items_any = True
 
+    def _any_wallet(self, p: int, g: int) -> bool:
+        """Whether some tile holds a Wallet (the can-act check of items that take one from a tile)."""
+        return bool((self.wallets_on > 0).any())
+
     # --- no marker ---
-    def _item_accountant(self, p, g):
-        self._pick(p, B_CELL, "_m_not_own", (p,), False, "_accountant_dest", (p,))
+    def _item_accountant(self, p: int, g: int) -> None:
+        self._item_step(p, B_CELL, Exposed._cells_but_own, (p,), Exposed._accountant_dest, (p,))
 
-    def _accountant_dest(self, p, cell):
+    def _accountant_dest(self, p: int, cell: int) -> None:
         self._ctx_cell(cell)
-        if not self.p_exp[p]:  # a public deduction: the destination is not the user's own Guest
-            self.public_cand[p, self.c_guest[cell]] = False
-        self._accountant_more(p, int(self.c_guest[cell]), ACCOUNTANT_MOVES)
+        if not self.player_exposed[p]:  # a public deduction: the destination is not the user's own Guest
+            self.public_candidates[p, self.guest_on[cell]] = False
+        self._accountant_more(p, int(self.guest_on[cell]), ACCOUNTANT_MOVES)
 
-    def _accountant_more(self, p, dest, left):
+    def _accountant_more(self, p: int, dest: int, left: int) -> None:
         if left:
-            self._pick(
-                p, B_CELL, "_m_wallet_cells_except", (dest,), True, "_accountant_take", (p, dest, left)
+            self._item_step(
+                p,
+                B_CELL,
+                Exposed._wallet_cells_except,
+                (dest,),
+                Exposed._accountant_take,
+                (p, dest, left),
+                optional=True,
             )
 
-    def _accountant_take(self, p, dest, left, cell):
+    def _accountant_take(self, p: int, dest: int, left: int, cell: int | None) -> None:
         if cell is None:
             return
         self._touch(cell)
-        self.c_wal[cell] -= 1
-        self.c_wal[self.g_cell[dest]] += 1
+        self.wallets_on[cell] -= 1
+        self.wallets_on[self.cell_of_guest[dest]] += 1
         self._accountant_more(p, dest, left - 1)
 
-    def _item_architect(self, p, g):
+    def _item_architect(self, p: int, g: int) -> None:
         for c in self.corners:
-            self.c_wal[c] += self._from_lf(1)
+            self.wallets_on[c] += self._from_lost_found(1)
 
     def _look(self, p: int, k: int) -> None:
         """Look at the top k Identity cards and put them at the bottom (in the same order)."""
@@ -1271,385 +1343,425 @@ class Exposed(Game):
             self.deck.append(self.deck.pop(0))
             self.deck_seen.append(self.deck_seen.pop(0) | (1 << p))
 
-    def _item_astronaut(self, p, g):
+    def _item_astronaut(self, p: int, g: int) -> None:
         self._look(p, ASTRONAUT_LOOK)
         for k in range(1, self.num_players):
             self._look((p + k) % self.num_players, ASTRONAUT_OTHERS_LOOK)
 
-    def _item_mayor(self, p, g):
+    def _item_mayor(self, p: int, g: int) -> None:
         self._look(p, MAYOR_LOOK)
 
-    def _item_dentist(self, p, g):
-        self._pick(p, B_SEAT, "_m_seats", ("others", p), False, "_dentist_target", (p,))
+    def _item_dentist(self, p: int, g: int) -> None:
+        self._item_step(p, B_SEAT, Exposed._other_seats, (p,), Exposed._dentist_target, (p,))
 
-    def _dentist_target(self, p, q):
+    def _dentist_target(self, p: int, q: int) -> None:
         self._ctx_seat(q)
-        if not self.p_exp[q]:  # an exposed player has nothing to tell
-            self._push(DENTIST, q, p)
+        if not self.player_exposed[q]:  # an exposed player has nothing to tell
+            self.flow.decide(DENTIST, q, Exposed._dentist_mask, Exposed._dentist_told, q, p)
+
+    def _dentist_mask(self, mask: np.ndarray, q: int, asker: int) -> None:
+        """The target's two lines: the row and the column of their Guest."""
+        c = self._guest_cell(q)
+        mask[self.OFF_LINE + c // self.side] = True
+        mask[self.OFF_LINE + self.side + c % self.side] = True
+
+    def _dentist_told(self, action: int, q: int, asker: int) -> None:
+        self._dentist_answer(q, asker, action - self.OFF_LINE)
 
     def _dentist_answer(self, q: int, asker: int, line: int) -> None:
         """The target privately tells the asker one line holding their Guest (not public)."""
-        self.dentist_records.append((asker, q, self.epoch[q], line, self.c_guest.copy()))
-        self.dentist_cand[asker, q] &= self._guests_where(self.line_mask[line])
+        self.dentist_records.append((asker, q, self.epoch[q], line, self.guest_on.copy()))
+        self.dentist_candidates[asker, q] &= self._guests_where(self.line_mask[line])
 
-    def _item_engineer(self, p, g):
-        self._pick(p, B_CELL, "_m_cells", ("unexposed",), False, "_engineer_flip", (p,))
+    def _item_engineer(self, p: int, g: int) -> None:
+        self._item_step(p, B_CELL, Exposed._unexposed_cells, (), Exposed._engineer_flip, (p,))
 
-    def _engineer_flip(self, p, cell):
+    def _engineer_flip(self, p: int, cell: int) -> None:
         self._touch(cell)
         self._flip(cell, p)
 
-    def _item_firefighter(self, p, g):
-        self._pick(p, B_LINE, "_m_lines", (), False, "_firefighter_line", (p,))
+    def _item_firefighter(self, p: int, g: int) -> None:
+        self._item_step(p, B_LINE, Exposed._any_line, (), Exposed._firefighter_line, (p,))
 
-    def _firefighter_line(self, p, line, i=0):
+    def _firefighter_line(self, p: int, line: int, i: int = 0) -> None:
         if i < self.side - 1:
-            self._pick(p, B_CELL, "_m_cells", ("in_line", line, i), False, "_firefighter_place", (p, line, i))
+            self._item_step(
+                p, B_CELL, Exposed._line_from, (line, i), Exposed._firefighter_place, (p, line, i)
+            )
 
-    def _firefighter_place(self, p, line, i, cell):
+    def _firefighter_place(self, p: int, line: int, i: int, cell: int) -> None:
         target = self.line_cells[line][i]
         self._swap_cells(target, cell)
         self._touch(target)
         self._firefighter_line(p, line, i + 1)
 
-    def _item_lawyer(self, p, g):
-        for c in np.flatnonzero(self.c_exp):
-            self.c_wal[c] += self._from_lf(1)
+    def _item_lawyer(self, p: int, g: int) -> None:
+        for c in np.flatnonzero(self.tile_exposed):
+            self.wallets_on[c] += self._from_lost_found(1)
 
-    def _can_locksmith(self, p, g):
-        return self._m_wallet_cells_except(g).any()
+    def _can_locksmith(self, p: int, g: int) -> bool:
+        return bool(self._wallet_cells_except(g).any())
 
-    def _item_locksmith(self, p, g, left=LOCKSMITH_TAKES):
+    def _item_locksmith(self, p: int, g: int, left: int = LOCKSMITH_TAKES) -> None:
         if left:
-            self._pick(p, B_CELL, "_m_wallet_cells_except", (g,), False, "_locksmith_take", (p, g, left))
+            self._item_step(
+                p, B_CELL, Exposed._wallet_cells_except, (g,), Exposed._locksmith_take, (p, g, left)
+            )
 
-    def _locksmith_take(self, p, g, left, cell):
+    def _locksmith_take(self, p: int, g: int, left: int, cell: int | None) -> None:
         if cell is None:  # no Wallet left anywhere else
             return
         self._touch(cell)
-        self.c_wal[cell] -= 1
-        self.c_wal[self.g_cell[g]] += 1
+        self.wallets_on[cell] -= 1
+        self.wallets_on[self.cell_of_guest[g]] += 1
         self._item_locksmith(p, g, left - 1)
 
-    def _item_magician(self, p, g):
-        self._push(MOVE1, p, False)
+    def _item_magician(self, p: int, g: int) -> None:
+        self._decide_move(p, optional=False)
 
-    def _item_mechanic(self, p, g):
+    def _item_mechanic(self, p: int, g: int) -> None:
         # Reading: the extra Steal may be passed, so a thief with nothing to steal from (where the
         # tiles around their secret Guest are empty) looks exactly like one who chooses not to steal
-        self._pick(p, B_STEAL, "_steal_targets", (p,), True, "_mechanic_steal", (p,))
+        self._item_step(
+            p, B_STEAL, Exposed._steal_targets, (p,), Exposed._mechanic_steal, (p,), optional=True
+        )
 
-    def _mechanic_steal(self, p, cell):
+    def _mechanic_steal(self, p: int, cell: int | None) -> None:
         if cell is not None:
             self._steal(p, cell)
 
-    def _item_paramedic(self, p, g):
-        self._pick(p, B_LINE, "_m_lines", (), False, "_paramedic_line", (p,))
+    def _item_paramedic(self, p: int, g: int) -> None:
+        self._item_step(p, B_LINE, Exposed._any_line, (), Exposed._paramedic_line, (p,))
 
-    def _paramedic_line(self, p, line):
+    def _paramedic_line(self, p: int, line: int) -> None:
         for c in self.line_cells[line]:
-            self.c_wal[c] += self._from_lf(1)
+            self.wallets_on[c] += self._from_lost_found(1)
             self._touch(c)
 
-    def _item_physicist(self, p, g):
-        self._pick(p, B_CELL, "_m_cells", ("any",), False, "_physicist_first", (p,))
+    def _item_physicist(self, p: int, g: int) -> None:
+        self._item_step(p, B_CELL, Exposed._any_cell_except, (), Exposed._physicist_first, (p,))
 
-    def _physicist_first(self, p, cell):
+    def _physicist_first(self, p: int, cell: int) -> None:
         self._ctx_cell(cell)
-        self._pick(
-            p,
-            B_CELL,
-            "_m_cells",
-            ("any", int(self.c_guest[cell])),
-            False,
-            "_physicist_second",
-            (p, int(self.c_guest[cell])),
-        )
+        first = int(self.guest_on[cell])
+        self._item_step(p, B_CELL, Exposed._any_cell_except, (first,), Exposed._physicist_second, (p, first))
 
-    def _physicist_second(self, p, first, cell):
+    def _physicist_second(self, p: int, first: int, cell: int) -> None:
         self._touch(cell)
-        self._swap_cells(int(self.g_cell[first]), cell)
+        self._swap_cells(int(self.cell_of_guest[first]), cell)
 
-    def _item_surgeon(self, p, g):
-        self._give(p, self._from_lf(1))
+    def _item_surgeon(self, p: int, g: int) -> None:
+        self._give(p, self._from_lost_found(1))
 
-    def _can_teacher(self, p, g):
-        return (self.c_wal > 0).any()
+    def _item_teacher(self, p: int, g: int) -> None:
+        self._item_step(p, B_CELL, Exposed._wallet_cells_except, (), Exposed._teacher_source, (p,))
 
-    def _item_teacher(self, p, g):
-        self._pick(p, B_CELL, "_m_cells", ("wallets",), False, "_teacher_source", (p,))
-
-    def _teacher_source(self, p, cell):
+    def _teacher_source(self, p: int, cell: int) -> None:
         self._ctx_cell(cell)
-        self._teacher_more(p, int(self.c_guest[cell]), TEACHER_MOVES)
+        self._teacher_more(p, int(self.guest_on[cell]), TEACHER_MOVES)
 
-    def _teacher_more(self, p, src, left):
-        if left and self.c_wal[self.g_cell[src]] > 0:
-            self._pick(p, B_CELL, "_m_notchosen", ("any",), True, "_teacher_give", (p, src, left))
+    def _teacher_more(self, p: int, src: int, left: int) -> None:
+        if left and self.wallets_on[self.cell_of_guest[src]] > 0:
+            self._item_step(
+                p, B_CELL, Exposed._cells_not_chosen, (), Exposed._teacher_give, (p, src, left), optional=True
+            )
 
-    def _teacher_give(self, p, src, left, cell):
+    def _teacher_give(self, p: int, src: int, left: int, cell: int | None) -> None:
         if cell is None:
             return
         self._ctx_cell(cell)
-        self.c_wal[self.g_cell[src]] -= 1
-        self.c_wal[cell] += 1
+        self.wallets_on[self.cell_of_guest[src]] -= 1
+        self.wallets_on[cell] += 1
         self._teacher_more(p, src, left - 1)
 
-    def _item_undertaker(self, p, g, left=UNDERTAKER_TILES):
+    def _item_undertaker(self, p: int, g: int, left: int = UNDERTAKER_TILES) -> None:
         if left:
-            self._pick(p, B_CELL, "_m_notchosen", ("any",), True, "_undertaker_give", (p, g, left))
+            self._item_step(
+                p,
+                B_CELL,
+                Exposed._cells_not_chosen,
+                (),
+                Exposed._undertaker_give,
+                (p, g, left),
+                optional=True,
+            )
 
-    def _undertaker_give(self, p, g, left, cell):
+    def _undertaker_give(self, p: int, g: int, left: int, cell: int | None) -> None:
         if cell is None:
             return
         self._ctx_cell(cell)
-        self.c_wal[cell] += self._from_lf(1)
+        self.wallets_on[cell] += self._from_lost_found(1)
         self._item_undertaker(p, g, left - 1)
 
     # --- "3+" ---
-    def _can_actor(self, p, g):
-        return self._m_guests("actor", p, -1).any()
+    def _can_actor(self, p: int, g: int) -> bool:
+        return bool(self._actor_cards().any())
 
-    def _item_actor(self, p, g):
-        self._pick(p, B_GUEST, "_m_guests", ("actor", p, -1), False, "_use_item", (p,))
+    def _item_actor(self, p: int, g: int) -> None:
+        self._item_step(p, B_GUEST, Exposed._actor_cards, (), Exposed._use_item, (p,))
 
-    def _item_farmer(self, p, g):
-        c = int(self.g_cell[g])
+    def _item_farmer(self, p: int, g: int) -> None:
+        c = int(self.cell_of_guest[g])
         for x in [c, *np.flatnonzero(self.surround[c])]:
-            self.c_wal[x] += self._from_lf(1)
+            self.wallets_on[x] += self._from_lost_found(1)
 
-    def _can_janitor(self, p, g):
-        return self._m_cells("exposed_wallets", g).any()
+    def _can_janitor(self, p: int, g: int) -> bool:
+        return bool(self._exposed_wallet_cells_except(g).any())
 
-    def _item_janitor(self, p, g):
-        self._pick(p, B_CELL, "_m_notchosen", ("exposed_wallets", g), True, "_janitor_take", (p, g))
+    def _item_janitor(self, p: int, g: int) -> None:
+        self._item_step(
+            p,
+            B_CELL,
+            Exposed._exposed_wallet_cells_not_chosen,
+            (g,),
+            Exposed._janitor_take,
+            (p, g),
+            optional=True,
+        )
 
-    def _janitor_take(self, p, g, cell):
+    def _janitor_take(self, p: int, g: int, cell: int | None) -> None:
         if cell is None:
             return
         self._ctx_cell(cell)
-        self.c_wal[cell] -= 1
-        self.c_wal[self.g_cell[g]] += 1
+        self.wallets_on[cell] -= 1
+        self.wallets_on[self.cell_of_guest[g]] += 1
         self._item_janitor(p, g)
 
-    def _can_nanny(self, p, g):
-        return (self.c_wal > 0).any()
+    def _item_nanny(self, p: int, g: int) -> None:
+        self._item_step(p, B_CELL, Exposed._wallet_cells_except, (), Exposed._nanny_take, (p,))
 
-    def _item_nanny(self, p, g):
-        self._pick(p, B_CELL, "_m_cells", ("wallets",), False, "_nanny_take", (p,))
-
-    def _nanny_take(self, p, cell):
+    def _nanny_take(self, p: int, cell: int) -> None:
         self._touch(cell)
-        w = int(self.c_wal[cell])
-        self.c_wal[cell] = 0
+        w = int(self.wallets_on[cell])
+        self.wallets_on[cell] = 0
         self.lost_found += w - 1
         self._give(p, 1)
 
-    def _item_nurse(self, p, g, left=NURSE_SWAPS):
+    def _item_nurse(self, p: int, g: int, left: int = NURSE_SWAPS) -> None:
         if left:
-            self._pick(p, B_CELL, "_m_cells", ("surround", g), True, "_nurse_first", (p, g, left))
+            self._item_step(
+                p, B_CELL, Exposed._cells_surrounding, (g,), Exposed._nurse_first, (p, g, left), optional=True
+            )
 
-    def _nurse_first(self, p, g, left, cell):
+    def _nurse_first(self, p: int, g: int, left: int, cell: int | None) -> None:
         if cell is None:
             return
         self._touch(cell)
-        first = int(self.c_guest[cell])
-        self._pick(p, B_CELL, "_m_cells", ("any", first), False, "_nurse_second", (p, g, left, first))
+        first = int(self.guest_on[cell])
+        self._item_step(
+            p, B_CELL, Exposed._any_cell_except, (first,), Exposed._nurse_second, (p, g, left, first)
+        )
 
-    def _nurse_second(self, p, g, left, first, cell):
+    def _nurse_second(self, p: int, g: int, left: int, first: int, cell: int) -> None:
         self._touch(cell)
-        self._swap_cells(int(self.g_cell[first]), cell)
+        self._swap_cells(int(self.cell_of_guest[first]), cell)
         self._item_nurse(p, g, left - 1)
 
-    def _item_pilot(self, p, g):
+    def _item_pilot(self, p: int, g: int) -> None:
         self.pilot[p] = 1
         self.kept_any = True
 
-    def _item_senator(self, p, g):
-        near = self.surround[int(self.g_cell[g])]
+    def _item_senator(self, p: int, g: int) -> None:
+        near = self.surround[int(self.cell_of_guest[g])]
         guests = self._guests_where(near)
         for q in range(self.num_players):
             if near[self._guest_cell(q)]:
-                self._give(q, self._from_lf(1))
+                self._give(q, self._from_lost_found(1))
                 self._constrain(q, guests)
             else:
                 self._constrain(q, ~guests)
 
-    def _item_server(self, p, g):
-        self._pick(p, B_SEAT, "_m_seats", ("others", p), False, "_server_target", (p,))
+    def _item_server(self, p: int, g: int) -> None:
+        self._item_step(p, B_SEAT, Exposed._other_seats, (p,), Exposed._server_target, (p,))
 
-    def _server_target(self, p, q):
+    def _server_target(self, p: int, q: int) -> None:
         self._ctx_seat(q)
-        self._call("_server_take", p, q)
-        self._push(MOVE1, q, False)  # the target's own Move action (its swaps are the target's steps)
+        self.flow.do(Exposed._server_take, p, q)
+        self._decide_move(q, optional=False)  # the target's own Move (its swaps are the target's steps)
 
-    def _server_take(self, p, q):
+    def _server_take(self, p: int, q: int) -> None:
         self._give(p, self._take_from_player(q, 1))
 
-    def _item_veterinarian(self, p, g):
-        self._pick(p, B_SEAT, "_m_seats", ("neighbours", p), False, "_veterinarian_take", (p,))
+    def _item_veterinarian(self, p: int, g: int) -> None:
+        self._item_step(p, B_SEAT, Exposed._neighbour_seats, (p,), Exposed._veterinarian_take, (p,))
 
-    def _veterinarian_take(self, p, q):
+    def _veterinarian_take(self, p: int, q: int) -> None:
         self._ctx_seat(q)
         self._give(p, self._take_from_player(q, 1))
 
     # --- "5+" ---
-    def _can_artist(self, p, g):
-        return self._m_wallet_cells_except(g).any()
+    def _can_artist(self, p: int, g: int) -> bool:
+        return bool(self._wallet_cells_except(g).any())
 
-    def _item_artist(self, p, g):
-        self._pick(p, B_CELL, "_m_wallet_cells_except", (g,), False, "_artist_take", (p, g))
+    def _item_artist(self, p: int, g: int) -> None:
+        self._item_step(p, B_CELL, Exposed._wallet_cells_except, (g,), Exposed._artist_take, (p, g))
 
-    def _artist_take(self, p, g, cell):
+    def _artist_take(self, p: int, g: int, cell: int) -> None:
         self._touch(cell)
-        self.c_wal[self.g_cell[g]] += self.c_wal[cell]
-        self.c_wal[cell] = 0
+        self.wallets_on[self.cell_of_guest[g]] += self.wallets_on[cell]
+        self.wallets_on[cell] = 0
 
-    def _item_banker(self, p, g):
-        self.c_wal[self.g_cell[g]] += self._from_lf(BANKER_GAIN)
-        self._pick(p, B_CELL, "_m_cells", ("any", g), False, "_banker_swap", (p, g))
+    def _item_banker(self, p: int, g: int) -> None:
+        self.wallets_on[self.cell_of_guest[g]] += self._from_lost_found(BANKER_GAIN)
+        self._item_step(p, B_CELL, Exposed._any_cell_except, (g,), Exposed._banker_swap, (p, g))
 
-    def _banker_swap(self, p, g, cell):
+    def _banker_swap(self, p: int, g: int, cell: int) -> None:
         self._touch(cell)
-        self._swap_cells(int(self.g_cell[g]), cell)
+        self._swap_cells(int(self.cell_of_guest[g]), cell)
 
-    def _can_captain(self, p, g):
-        return any(self.p_exp) and (self.c_wal > 0).any()
+    def _can_captain(self, p: int, g: int) -> bool:
+        return any(self.player_exposed) and bool((self.wallets_on > 0).any())
 
-    def _m_captain(self, p):
-        m = np.array(self.p_exp, dtype=bool)
-        m[self.ctx_seats] = False
-        if not (self.c_wal > 0).any():
-            m[:] = False
-        return m
+    def _captain_targets(self, p: int) -> np.ndarray:
+        """Exposed players not yet paid by this Captain (none once no tile holds a Wallet)."""
+        seats = np.array(self.player_exposed, dtype=bool)
+        seats[self.item_seats] = False
+        if not (self.wallets_on > 0).any():
+            seats[:] = False
+        return seats
 
-    def _item_captain(self, p, g):
-        self._pick(p, B_SEAT, "_m_captain", (p,), True, "_captain_player", (p, g))
+    def _item_captain(self, p: int, g: int) -> None:
+        self._item_step(
+            p, B_SEAT, Exposed._captain_targets, (p,), Exposed._captain_player, (p, g), optional=True
+        )
 
-    def _captain_player(self, p, g, q):
+    def _captain_player(self, p: int, g: int, q: int | None) -> None:
         if q is None:
             return
         self._ctx_seat(q)
-        self._call("_item_captain", p, g)
-        self._pick(p, B_CELL, "_m_cells", ("wallets",), False, "_captain_give", (q,))
+        self.flow.do(Exposed._item_captain, p, g)  # then the next player, until the user stops
+        self._item_step(p, B_CELL, Exposed._wallet_cells_except, (), Exposed._captain_give, (q,))
 
-    def _captain_give(self, q, cell):
+    def _captain_give(self, q: int, cell: int) -> None:
         self._touch(cell)
-        self.c_wal[cell] -= 1
+        self.wallets_on[cell] -= 1
         self._give(q, 1)
 
-    def _can_clown(self, p, g):
-        return sum(self.p_exp) >= 2
+    def _can_clown(self, p: int, g: int) -> bool:
+        return sum(self.player_exposed) >= 2
 
-    def _item_clown(self, p, g):
-        self._pick(p, B_SEAT, "_m_seats", ("exposed", p), False, "_clown_first", (p,))
+    def _item_clown(self, p: int, g: int) -> None:
+        self._item_step(p, B_SEAT, Exposed._exposed_seats_except, (), Exposed._clown_first, (p,))
 
-    def _clown_first(self, p, a):
+    def _clown_first(self, p: int, a: int) -> None:
         self._ctx_seat(a)
-        self._pick(p, B_SEAT, "_m_seats", ("exposed", p, a), False, "_clown_second", (p, a))
+        self._item_step(p, B_SEAT, Exposed._exposed_seats_except, (a,), Exposed._clown_second, (p, a))
 
-    def _clown_second(self, p, a, b):
+    def _clown_second(self, p: int, a: int, b: int) -> None:
         self._ctx_seat(b)
         ga, gb = self.ident[a], self.ident[b]
         self.ident[a], self.ident[b] = gb, ga
-        self.g_owner[ga], self.g_owner[gb] = b, a
+        self.holder_of[ga], self.holder_of[gb] = b, a
         for q in (a, b):
             self._new_identity(q)
 
     def _new_identity(self, q: int) -> None:
         """q holds another card: what was known about the old one no longer applies."""
         self.epoch[q] += 1
-        self.public_cand[q] = True
-        self.dentist_cand[:, q] = True
+        self.public_candidates[q] = True
+        self.dentist_candidates[:, q] = True
         self.dentist_records = [r for r in self.dentist_records if r[1] != q]
 
-    def _item_cop(self, p, g):
-        self._pick(p, B_SEAT, "_m_seats", ("others", p), False, "_cop_place", (p,))
+    def _item_cop(self, p: int, g: int) -> None:
+        self._item_step(p, B_SEAT, Exposed._other_seats, (p,), Exposed._cop_place, (p,))
 
-    def _cop_place(self, p, q):
+    def _cop_place(self, p: int, q: int) -> None:
         self._ctx_seat(q)
         self.cop[q] += 1
         self.kept_any = True
 
-    def _can_judge(self, p, g):
-        return self._m_guests("marks", p, g).any()
+    def _can_judge(self, p: int, g: int) -> bool:
+        return bool(self._marks_except(g).any())
 
-    def _item_judge(self, p, g):
-        self._pick(p, B_GUEST, "_m_guests", ("marks", p, g), True, "_judge_discard", (p, g))
+    def _item_judge(self, p: int, g: int) -> None:
+        self._item_step(
+            p, B_GUEST, Exposed._marks_except, (g,), Exposed._judge_discard, (p, g), optional=True
+        )
 
-    def _judge_discard(self, p, g, mark):
+    def _judge_discard(self, p: int, g: int, mark: int | None) -> None:
         if mark is None:
             return
-        self._touch(int(self.g_cell[mark]))
+        self._touch(int(self.cell_of_guest[mark]))
         self._discard_mark(mark)
         self._item_judge(p, g)
 
-    def _item_panhandler(self, p, g):
+    def _item_panhandler(self, p: int, g: int) -> None:
         for k in range(1, self.num_players):
             q = (p + k) % self.num_players
-            self.c_wal[self.g_cell[g]] += self._take_from_player(q, 1)
+            self.wallets_on[self.cell_of_guest[g]] += self._take_from_player(q, 1)
 
-    def _can_puppeteer(self, p, g):
-        return (self.c_wal > 0).any()
+    def _item_puppeteer(self, p: int, g: int) -> None:
+        self._item_step(p, B_CELL, Exposed._wallet_cells_except, (), Exposed._puppeteer_take, (p,))
 
-    def _item_puppeteer(self, p, g):
-        self._pick(p, B_CELL, "_m_cells", ("wallets",), False, "_puppeteer_take", (p,))
-
-    def _puppeteer_take(self, p, cell):
+    def _puppeteer_take(self, p: int, cell: int) -> None:
         self._touch(cell)
-        self.c_wal[cell] -= 1
+        self.wallets_on[cell] -= 1
         self._give(p, 1)
 
-    def _can_realtor(self, p, g):
-        return self._m_seats("realtor_source", p).any()
+    def _realtor_sources(self, p: int) -> np.ndarray:
+        """Players with Wallets to move (with 2 players only the user: the destination must differ
+        from the source and from the user)."""
+        n = self.num_players
+        seats = np.array([self._player_wallets(q) > 0 for q in range(n)], dtype=bool)
+        if n == 2:
+            seats[1 - p] = False
+        return seats
 
-    def _item_realtor(self, p, g):
-        self._pick(p, B_SEAT, "_m_seats", ("realtor_source", p), False, "_realtor_source", (p,))
+    def _realtor_destinations(self, p: int, source: int) -> np.ndarray:
+        seats = np.ones(self.num_players, dtype=bool)
+        seats[p] = seats[source] = False
+        return seats
 
-    def _realtor_source(self, p, a):
+    def _can_realtor(self, p: int, g: int) -> bool:
+        return bool(self._realtor_sources(p).any())
+
+    def _item_realtor(self, p: int, g: int) -> None:
+        self._item_step(p, B_SEAT, Exposed._realtor_sources, (p,), Exposed._realtor_source, (p,))
+
+    def _realtor_source(self, p: int, a: int) -> None:
         self._ctx_seat(a)
-        self._pick(p, B_SEAT, "_m_seats", ("realtor_dest", p, a), False, "_realtor_dest", (p, a))
+        self._item_step(p, B_SEAT, Exposed._realtor_destinations, (p, a), Exposed._realtor_dest, (p, a))
 
-    def _realtor_dest(self, p, a, b):
+    def _realtor_dest(self, p: int, a: int, b: int) -> None:
         self._ctx_seat(b)
         self._give(b, self._take_from_player(a, REALTOR_MOVES))
 
-    def _item_soldier(self, p, g):
+    def _item_soldier(self, p: int, g: int) -> None:
         self.soldier[p] = 1
         self.kept_any = True
 
-    def _can_wrestler(self, p, g):
+    def _can_wrestler(self, p: int, g: int) -> bool:
         return len(self.deck) > 0
 
-    def _item_wrestler(self, p, g):
+    def _item_wrestler(self, p: int, g: int) -> None:
         """Discard your card (its tile is exposed) and draw until you hold an unexposed Guest.
         Reading: if the deck runs out first, you keep the last card drawn (exposed: you are exposed)."""
         old = self.ident[p]
-        self.g_owner[old] = -1
-        was_exposed = self.p_exp[p]
+        self.holder_of[old] = -1
+        was_exposed = self.player_exposed[p]
         self._discard_card(old, p)
         while True:
             g2 = self.deck.pop(0)
             seen = self.deck_seen.pop(0)
-            cell = int(self.g_cell[g2])
-            if not self.c_exp[cell] or not self.deck:
+            cell = int(self.cell_of_guest[g2])
+            if not self.tile_exposed[cell] or not self.deck:
                 break
             self._discard_card(g2, p)
         self.ident[p] = g2
-        self.g_owner[g2] = p
+        self.holder_of[g2] = p
         self._new_identity(p)
         self.known_by[p] = seen & ~(1 << p)  # whoever saw that card knows who holds it now
         self.knows[:, p] = [bool(self.known_by[p] >> r & 1) for r in range(self.num_players)]
         self.knows_any = True
         if was_exposed:
             self.n_unexposed += 1
-        self.p_exp[p] = False
-        if self.c_exp[cell]:
+        self.player_exposed[p] = False
+        if self.tile_exposed[cell]:
             self._exposed(p, p)
         # else: an exposed player who wrestles is unexposed again (their Stash is empty)
 
     # ================================================================ observations
-    def _scratch(self, which: str):
+    def _scratch(self, which: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """A scratch buffer with its piece views, made once per game (not copied by clone)."""
         cache = self.__dict__.get("_obs_cache")
         if cache is None:
@@ -1669,33 +1781,33 @@ class Exposed(Game):
         src.zero[:] = 0.0
         src.blocked_zero[:] = 0.0
         n, t = self.num_players, self.num_tiles
-        cg = self.c_guest
-        p_exp = self.p_exp
+        cg = self.guest_on
+        player_exposed = self.player_exposed
         ident = self.ident
         over = self.over
         ones = []  # source positions set to 1 (one-hot pieces, blocked swaps, known identities)
         # ----- the table (public) -----
-        # c_exp, knows, last_kind, last_seats, last_items, g_mark, g_disc, last_guests in one copy
+        # tile_exposed, knows, last_kind, last_seats, last_items, is_mark, is_discarded, last_guests in one copy
         src.flags[:] = self._flags
-        wal = self.c_wal
+        wal = self.wallets_on
         src.cwal[:] = wal / (wal + WALLET_SCALE)  # wallet_scale, counts in [0, 1)
         stash = self.stash
         S[src.nums] = [
-            *[wallet_scale(w) for w in stash],
-            *p_exp,
+            *[w / (w + WALLET_SCALE) for w in stash],  # wallet_scale, inlined
+            *player_exposed,
             len(self.deck) / t,
             wallet_scale(self.lost_found),
             over,
-            wallet_scale(stash[player] + int(wal[self.g_cell[ident[player]]])),
+            wallet_scale(stash[player] + int(wal[self.cell_of_guest[ident[player]]])),
         ]
         if self.kept_any:
             src.kept[:] = self.kept * _KEPT_SCALE
-        move_rec = self.move_rec
-        if any(move_rec):
+        latest_move = self.latest_move
+        if any(latest_move):
             edges = self.edges
             cgl = cg.tolist()
             row = at["blocked"]
-            for recs in move_rec:
+            for recs in latest_move:
                 for e, ga, gb in recs:
                     ea, eb = edges[e]
                     if cgl[ea] == ga and cgl[eb] == gb:
@@ -1703,28 +1815,28 @@ class Exposed(Game):
                 row += self.num_edges
         if not over:
             ones.append(at["turn"] + self.turn)
-            frame = self.frames[-1]
-            kind = frame[0]
+            decision = self.flow.frames[-1]
+            kind = decision.kind
             ones.append(at["decision"] + kind)
-            if kind == OFFER:
-                ones.append(at["ditem"] + frame[2])
-            elif kind == DENTIST:
-                ones.append(at["dseat"] + frame[2])
+            if kind == OFFER:  # the item offered: args (thief, Guest)
+                ones.append(at["ditem"] + decision.args[1])
+            elif kind == DENTIST:  # who asked: args (target, asker)
+                ones.append(at["dseat"] + decision.args[1])
             elif kind == PICK:
-                if self.ctx_item >= 0:
-                    ones.append(at["ditem"] + self.ctx_item)
-                ones.extend([at["dcells"] + g for g in self.ctx_cells])
-                ones.extend([at["dseat"] + q for q in self.ctx_seats])
+                if self.item_in_use >= 0:
+                    ones.append(at["ditem"] + self.item_in_use)
+                ones.extend([at["dcells"] + g for g in self.item_cells])
+                ones.extend([at["dseat"] + q for q in self.item_seats])
         # ----- what the observer knows: identities, candidates, Dentist answers -----
         if over:
             knowing = range(n)
         else:
             krow = self.knows[player].tolist()
-            knowing = [q for q in range(n) if q == player or p_exp[q] or krow[q]]
+            knowing = [q for q in range(n) if q == player or player_exposed[q] or krow[q]]
         # Guests that cannot be anyone's unknown card: Marks, discards, exposed tiles, known cards
-        public = self.c_exp[self.g_cell]
-        public |= self.g_mark
-        public |= self.g_disc
+        public = self.tile_exposed[self.cell_of_guest]
+        public |= self.is_mark
+        public |= self.is_discarded
         at_ident, at_cand = at["ident"], at["cand"]
         for q in knowing:
             g = ident[q]
@@ -1737,7 +1849,7 @@ class Exposed(Game):
             ones.extend([at["seen"] + g for g in seen])
             public[seen] = True
         cand = src.cand
-        np.logical_and(self.public_cand, self.dentist_cand[player], out=cand)
+        np.logical_and(self.public_candidates, self.dentist_candidates[player], out=cand)
         for q in knowing:
             cand[q] = False
         np.greater(cand, public, out=src.cand_f)
@@ -1746,7 +1858,7 @@ class Exposed(Game):
             epoch = self.epoch[player]
             for asker, target, ep, _line, _snap in self.dentist_records:
                 if target == player and ep == epoch:
-                    told[asker] = self.dentist_cand[asker, player]
+                    told[asker] = self.dentist_candidates[asker, player]
         S[ones] = 1.0
         # ----- per-Guest pieces to cells, the grid, and the gather -----
         src.guest_block.take(cg, 1, src.cells, "clip")  # (mode clip: no buffering)
@@ -1755,17 +1867,17 @@ class Exposed(Game):
 
     def _fill_public(self, v: dict) -> None:
         """Everything on the table, in absolute seats (the state tensor's public part)."""
-        cg = self.c_guest
+        cg = self.guest_on
         v["grid"][self._arange_t, cg] = 1.0
-        v["exposed_tiles"][:] = self.c_exp
-        v["tile_wallets"][:] = self.c_wal
-        v["marks"][:] = self.g_mark[cg]
-        v["discarded"][:] = self.g_disc[cg]
+        v["exposed_tiles"][:] = self.tile_exposed
+        v["tile_wallets"][:] = self.wallets_on
+        v["marks"][:] = self.is_mark[cg]
+        v["discarded"][:] = self.is_discarded[cg]
         v["stashes"][:] = self.stash
-        v["exposed_players"][:] = self.p_exp
+        v["exposed_players"][:] = self.player_exposed
         v["knows"][:] = self.knows
         v["kept_items"][:] = self.kept
-        for q, recs in enumerate(self.move_rec):
+        for q, recs in enumerate(self.latest_move):
             for e, ga, gb in recs:
                 ea, eb = self.edges[e]
                 if cg[ea] == ga and cg[eb] == gb:
@@ -1777,19 +1889,19 @@ class Exposed(Game):
         v["counts"][:3] = (len(self.deck), self.lost_found, self.over)
         if not self.over:
             v["turn"][self.turn] = 1.0
-            frame = self.frames[-1]
-            kind = frame[0]
+            decision = self.flow.frames[-1]
+            kind = decision.kind
             v["decision"][kind] = 1.0
             if kind == OFFER:
-                v["decision_item"][frame[2]] = 1.0
+                v["decision_item"][decision.args[1]] = 1.0
             elif kind == DENTIST:
-                v["decision_seats"][frame[2]] = 1.0
+                v["decision_seats"][decision.args[1]] = 1.0
             elif kind == PICK:
-                if self.ctx_item >= 0:
-                    v["decision_item"][self.ctx_item] = 1.0
-                for g in self.ctx_cells:
-                    v["decision_cells"][self.g_cell[g]] = 1.0
-                for q in self.ctx_seats:
+                if self.item_in_use >= 0:
+                    v["decision_item"][self.item_in_use] = 1.0
+                for g in self.item_cells:
+                    v["decision_cells"][self.cell_of_guest[g]] = 1.0
+                for q in self.item_seats:
                     v["decision_seats"][q] = 1.0
 
     def state_tensor(self) -> np.ndarray:
@@ -1798,20 +1910,23 @@ class Exposed(Game):
         self._fill_public(v)
         n = self.num_players
         for q in range(n):
-            v["identity"][q, self.g_cell[self.ident[q]]] = 1.0
+            v["identity"][q, self.cell_of_guest[self.ident[q]]] = 1.0
             for r in range(n):
                 if self.known_by[q] >> r & 1:
                     v["knows"][r, q] = 1.0
         for i, (g, flags) in enumerate(zip(self.deck, self.deck_seen)):
             v["deck"][i, g] = 1.0
             v["deck_seen"][i] = [(flags >> q) & 1 for q in range(n)]
-        v["public_candidates"][:] = self.public_cand
-        v["dentist_candidates"][:] = self.dentist_cand
+        v["public_candidates"][:] = self.public_candidates
+        v["dentist_candidates"][:] = self.dentist_candidates
         v["counts"][:] = (len(self.deck), self.lost_found, self.created, self.over, len(self.winners))
         if not self.over:
-            f = self.frames[-1]
-            v["decider"][f[1]] = 1.0
-            fields = [len(self.frames), f[0]] + [x for x in f[2:] if isinstance(x, (int, bool, np.integer))]
+            decision = self.flow.frames[-1]
+            v["decider"][decision.player] = 1.0
+            _decider, *details = decision.args
+            if decision.kind == PICK:
+                details = [details[0].block, details[0].optional]
+            fields = [len(self.flow), decision.kind, *details]
             v["frames"][: min(8, len(fields))] = fields[:8]
         return buf.copy()
 
@@ -1839,9 +1954,9 @@ class Exposed(Game):
             g.deck[i] = rest[j]
         for q, x in choice.items():
             g.ident[q] = x
-        g.g_owner = [-1] * self.num_tiles
+        g.holder_of = [-1] * self.num_tiles
         for q, x in enumerate(g.ident):
-            g.g_owner[x] = q
+            g.holder_of[x] = q
         g._redraw_dentist_answers(player, rng)
         return g
 
@@ -1849,7 +1964,9 @@ class Exposed(Game):
         """Players whose card `player` does not know: not `player`, unexposed, never shown it."""
         bit = 1 << player
         n = self.num_players
-        return [q for q in range(n) if q != player and not self.p_exp[q] and not self.known_by[q] & bit]
+        return [
+            q for q in range(n) if q != player and not self.player_exposed[q] and not self.known_by[q] & bit
+        ]
 
     def _could_hold(self, player: int, unknown: list[int]) -> dict[int, list[bool]]:
         """For each unknown player q, by Guest: whether, as far as `player` knows, q can hold it: its
@@ -1857,11 +1974,11 @@ class Exposed(Game):
         and q would not hold 7 Wallets with it (the game goes on)."""
         if not unknown:
             return {}
-        cells = self.g_cell
+        cells = self.cell_of_guest
         room = WIN_WALLETS - np.array([self.stash[q] for q in unknown])
-        ok = self.public_cand[unknown] & self.dentist_cand[player, unknown]
-        ok &= ~self.c_exp[cells]
-        ok &= self.c_wal[cells] < room[:, None]
+        ok = self.public_candidates[unknown] & self.dentist_candidates[player, unknown]
+        ok &= ~self.tile_exposed[cells]
+        ok &= self.wallets_on[cells] < room[:, None]
         return dict(zip(unknown, ok.tolist()))
 
     def _redraw_dentist_answers(self, player: int, rng: np.random.Generator) -> None:
@@ -1877,7 +1994,7 @@ class Exposed(Game):
                 line = where // s if rng.random() < 0.5 else s + where % s
             records.append((asker, target, epoch, line, snap))
         self.dentist_records = records
-        cand = self.dentist_cand
+        cand = self.dentist_candidates
         cand[:] = True
         for asker, target, _epoch, line, snap in records:
             cand[asker, target, snap[~self.line_mask[line]]] = False
@@ -1885,40 +2002,40 @@ class Exposed(Game):
     # ================================================================ invariants and text
     def check_invariants(self) -> None:
         t, n = self.num_tiles, self.num_players
-        total = int(self.c_wal.sum()) + sum(self.stash) + self.lost_found
+        total = int(self.wallets_on.sum()) + sum(self.stash) + self.lost_found
         assert total == self.initial_wallets + self.created, "Wallets created or lost"
-        assert (self.c_wal >= 0).all() and min(self.stash) >= 0 and self.lost_found >= 0
-        assert (np.sort(self.c_guest) == self._arange_t).all()
-        assert (self.g_cell[self.c_guest] == self._arange_t).all()
+        assert (self.wallets_on >= 0).all() and min(self.stash) >= 0 and self.lost_found >= 0
+        assert (np.sort(self.guest_on) == self._arange_t).all()
+        assert (self.cell_of_guest[self.guest_on] == self._arange_t).all()
         cards = self.ident + self.deck + self.marks + self.stolen + self.discard
         assert sorted(cards) == list(range(t)), "every Identity card is in exactly one place"
         assert len(self.deck) == len(self.deck_seen)
         assert len(self.marks) <= self.num_marks
-        assert self.c_exp[self.g_cell[self.discard]].all(), "a discarded card's tile is exposed"
-        assert self.n_unexposed == n - sum(self.p_exp)
+        assert self.tile_exposed[self.cell_of_guest[self.discard]].all(), "a discarded card's tile is exposed"
+        assert self.n_unexposed == n - sum(self.player_exposed)
         assert self.knows_any or not self.knows.any()
         assert self.kept_any or not self.kept.any()
         assert self.cop.sum() <= COPS_MAX, "one Cop card: a Mark once, and once more by the Actor"
         assert self.items_any or not (self.last_seats.any() or self.last_items.any())
         for q in range(n):
-            assert self.g_owner[self.ident[q]] == q
-            assert self.p_exp[q] == bool(self.c_exp[self._guest_cell(q)])
-            if self.p_exp[q]:
+            assert self.holder_of[self.ident[q]] == q
+            assert self.player_exposed[q] == bool(self.tile_exposed[self._guest_cell(q)])
+            if self.player_exposed[q]:
                 assert self.stash[q] == 0, "an exposed player's Wallets are on their Guest"
             else:
-                assert self.public_cand[q, self.ident[q]], "a public deduction excludes the true Guest"
+                assert self.public_candidates[q, self.ident[q]], "a public deduction excludes the true Guest"
         for asker, target, epoch, _line, _snap in self.dentist_records:
             if epoch == self.epoch[target]:
-                assert self.dentist_cand[asker, target, self.ident[target]]
+                assert self.dentist_candidates[asker, target, self.ident[target]]
         if not self.over:
-            assert self.frames and self.frames[-1][0] != CALL
+            assert self.flow.decision is not None, "a game going on waits for a decision"
             assert self.legal_action_mask().any()
 
     def guest_name(self, g: int) -> str:
         return GUESTS[g].name
 
     def _cell_name(self, c: int) -> str:
-        return f"r{c // self.side}c{c % self.side}({GUESTS[self.c_guest[c]].name})"
+        return f"r{c // self.side}c{c % self.side}({GUESTS[self.guest_on[c]].name})"
 
     def action_to_string(self, action: int) -> str:
         a = int(action)
@@ -1948,21 +2065,21 @@ class Exposed(Game):
         return f"action {a} (out of range 0..{self.num_actions - 1})"
 
     def illegal_reason(self, action: int) -> str:
-        if not self.frames:
+        decision = self.flow.decision
+        if decision is None:
             return super().illegal_reason(action)
-        frame = self.frames[-1]
-        kind, p = frame[0], frame[1]
+        kind, p = decision.kind, decision.player
         where = f"the current decision is '{DECISION_NAMES[kind]}'"
         a = int(action)
         if kind in (ACTION, MOVE1, MOVE2) and a < self.OFF_STEAL:
             return f"{where}; that swap would undo a swap of a player's latest Move (FAQ: no reversal)"
-        steal = kind == ACTION or (kind == PICK and frame[2] == B_STEAL)
+        steal = kind == ACTION or (kind == PICK and decision.args[1].block == B_STEAL)
         if steal and self.OFF_STEAL <= a < self.OFF_EXPOSE:
             return f"{where}; {self._steal_refusal(p, a - self.OFF_STEAL)}"
         if kind == ACTION and a < self.OFF_SNITCH:
             return f"{where}; you may expose only an unexposed tile in your row or column, not your own"
         if kind == ACTION and a < self.OFF_CELL:
-            if self.p_exp[p]:
+            if self.player_exposed[p]:
                 return f"{where}; only unexposed players may Snitch"
             return f"{where}; you may Snitch only to another unexposed player"
         if a == self.A_PASS:
@@ -2005,3 +2122,70 @@ class Exposed(Game):
         from .render import table_picture
 
         return table_picture(self, player)
+
+
+_END_ACTION = Do(Exposed._end_action)  # the clean-up closing every turn (one shared frame)
+
+# ================================================================ items, by name (data.py `Guest.item`)
+# item -> its effect, effect(game, user, Guest): RULES.md's item table names these
+ITEM_EFFECTS: dict[str, Callable[[Exposed, int, int], None]] = {
+    # no marker
+    "accountant": Exposed._item_accountant,
+    "architect": Exposed._item_architect,
+    "astronaut": Exposed._item_astronaut,
+    "dentist": Exposed._item_dentist,
+    "engineer": Exposed._item_engineer,
+    "firefighter": Exposed._item_firefighter,
+    "lawyer": Exposed._item_lawyer,
+    "locksmith": Exposed._item_locksmith,
+    "magician": Exposed._item_magician,
+    "mayor": Exposed._item_mayor,
+    "mechanic": Exposed._item_mechanic,
+    "paramedic": Exposed._item_paramedic,
+    "physicist": Exposed._item_physicist,
+    "surgeon": Exposed._item_surgeon,
+    "teacher": Exposed._item_teacher,
+    "undertaker": Exposed._item_undertaker,
+    # 3+
+    "actor": Exposed._item_actor,
+    "farmer": Exposed._item_farmer,
+    "janitor": Exposed._item_janitor,
+    "nanny": Exposed._item_nanny,
+    "nurse": Exposed._item_nurse,
+    "pilot": Exposed._item_pilot,
+    "senator": Exposed._item_senator,
+    "server": Exposed._item_server,
+    "veterinarian": Exposed._item_veterinarian,
+    # 5+
+    "artist": Exposed._item_artist,
+    "banker": Exposed._item_banker,
+    "captain": Exposed._item_captain,
+    "clown": Exposed._item_clown,
+    "cop": Exposed._item_cop,
+    "judge": Exposed._item_judge,
+    "panhandler": Exposed._item_panhandler,
+    "puppeteer": Exposed._item_puppeteer,
+    "realtor": Exposed._item_realtor,
+    "soldier": Exposed._item_soldier,
+    "wrestler": Exposed._item_wrestler,
+}
+check_handlers(ITEM_EFFECTS, [guest.item for guest in GUESTS], "Exposed items")
+
+# items that can lack a possible first step -> whether they have one, can_act(game, user, Guest); the
+# others always act. Reading: an item that cannot act does nothing
+ITEM_CAN_ACT: dict[str, Callable[[Exposed, int, int], bool]] = {
+    "actor": Exposed._can_actor,
+    "artist": Exposed._can_artist,
+    "captain": Exposed._can_captain,
+    "clown": Exposed._can_clown,
+    "janitor": Exposed._can_janitor,
+    "judge": Exposed._can_judge,
+    "locksmith": Exposed._can_locksmith,
+    "nanny": Exposed._any_wallet,
+    "puppeteer": Exposed._any_wallet,
+    "realtor": Exposed._can_realtor,
+    "teacher": Exposed._any_wallet,
+    "wrestler": Exposed._can_wrestler,
+}
+if ITEM_CAN_ACT.keys() - ITEM_EFFECTS.keys() or not all(map(callable, ITEM_CAN_ACT.values())):
+    raise ValueError(f"Exposed item checks: unknown items or not functions in {ITEM_CAN_ACT}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 # The rule text names only Green; the other four color names are ours.
 COLORS = ("red", "yellow", "green", "blue", "purple")
 NUMBERS = tuple(range(1, 11))
@@ -18,6 +20,10 @@ SUGGESTION_TEXT = {
     "more": "More of this Number",
 }
 HIGHEST, LOWEST, LAST, MORE = range(4)
+
+# The kinds of decision a seat meets (the turn flow's Decide kinds; the observation's `phase` piece).
+DECISIONS = ("turn", "choose a card for Harmony", "choose a card for Agony")
+TURN, CHOOSE_HARMONY, CHOOSE_AGONY = range(len(DECISIONS))
 
 # Timer Stack set-up chart (Normal side): players -> (cards per player, timer stack size).
 SETUP_CHART = {5: (9, 5), 4: (11, 6), 3: (14, 8), 2: (16, 18)}
@@ -70,3 +76,29 @@ HIGHER_BITS = tuple(
 )
 LOWER_BITS = tuple(_bits(range(color_of(card) * NUM_NUMBERS, card)) for card in range(NUM_CARDS))
 ALL_CARDS_BITS = (1 << NUM_CARDS) - 1
+SAME_COLOR = tuple(COLOR_BITS[color_of(card)] for card in range(NUM_CARDS))
+SAME_NUMBER = tuple(NUMBER_BITS[number_of(card) - 1] for card in range(NUM_CARDS))
+NO_CARDS = (0,) * NUM_CARDS
+
+
+class Meaning(NamedTuple):
+    """What a Suggestion of card c says about the rest of its player's hand (the hand without c), as
+    bitmasks per card c. Truthful exactly when the rest holds none of `none_of[c]` and, where
+    `one_of[c]` is set, at least one of it; `none_of[c]` is then public knowledge. It stays relevant
+    (on the table) while the hand holds one of `relevant_while[c]`; 0 means always (hands never grow)."""
+
+    none_of: tuple[int, ...]
+    one_of: tuple[int, ...]
+    relevant_while: tuple[int, ...]
+
+
+# The four Suggestions' meanings, one row each, in the order of SUGGESTIONS (the action space's).
+MEANING_OF = {
+    "highest": Meaning(none_of=HIGHER_BITS, one_of=NO_CARDS, relevant_while=SAME_COLOR),
+    "lowest": Meaning(none_of=LOWER_BITS, one_of=NO_CARDS, relevant_while=SAME_COLOR),
+    "last": Meaning(none_of=SAME_COLOR, one_of=NO_CARDS, relevant_while=NO_CARDS),
+    "more": Meaning(none_of=NO_CARDS, one_of=SAME_NUMBER, relevant_while=SAME_NUMBER),
+}
+if set(MEANING_OF) != set(SUGGESTIONS):  # a misspelt or missing row fails at import
+    raise ValueError(f"MEANING_OF names {sorted(MEANING_OF)}, the Suggestions are {SUGGESTIONS}")
+MEANINGS = tuple(MEANING_OF[name] for name in SUGGESTIONS)

@@ -14,9 +14,9 @@ import numpy as np
 
 from envs.core.render import Canvas, font, view_title
 
-from .data import COLORS, NUM_CARDS, SUGGESTION_TEXT, SUGGESTIONS, card_name, color_of, number_of
+from .data import COLORS, NUM_CARDS, SUGGESTION_TEXT, SUGGESTIONS, TURN, card_name, color_of, number_of
 
-# what the phases ask of the player to move, in words
+# what each kind of decision (data.DECISIONS) asks of the player to move, in words
 PHASE_TEXT = (
     "plays a card as a Suggestion or guesses a card in another player's hand",
     "guessed right: adds a card of their hand to Harmony",
@@ -94,9 +94,9 @@ def _status(game) -> str:
         result = "the team wins" if game.team_wins() else "the team loses (it needs more in Harmony)"
         return f"Game over: Harmony {len(game.harmony)} vs Agony {len(game.agony)}, {result}."
     text = f"Now: player {game.player} {PHASE_TEXT[game.phase]}"
-    if game.phase == 0 and not game.hands[game.player]:
+    if game.phase == TURN and not game.hands[game.player]:
         text = f"Now: player {game.player} has no cards and can only guess"
-    elif game.phase == 0 and not game._guess_targets(game.player):
+    elif game.phase == TURN and not game._guess_targets(game.player):
         text += " (no one else holds a card: may add a card to Harmony)"
     return text + (" (Easy mode's final round)" if game.final_round else "") + "."
 

@@ -5,6 +5,16 @@ irrelevant Suggestions go to Agony at once; after every round the First Player f
 the game ends when the last timer card is flipped (Easy mode: one more round), and the team wins with
 more cards in Harmony than in Agony. Readings of what the text leaves open are marked "Reading" and
 listed in RULES.md.
+
+The turn flow (`self.flow`, an `envs.core.flow.TurnFlow`): seat k's turn is a decision
+`Decide(TURN, k, _turn_mask, take_turn)` above the step `Do(end_turn, k)`. `take_turn` plays a card,
+guesses a card, or (FAQ) adds a card to Harmony; a guess that leaves the guesser holding cards pushes
+the guesser's own choice, `Decide(CHOOSE_HARMONY, k, _own_cards_mask, add_to_harmony)` or
+`Decide(CHOOSE_AGONY, k, _own_cards_mask, add_to_agony)`. Once no decision waits, `end_turn` passes
+the turn clockwise, ends the round (the First Player flips the Timer Stack) and the game (plain
+calls, which clear the flow). The waiting decision's kind and seat are the observation's `phase` and
+`current_player` pieces. What each Suggestion says is one row of data.MEANINGS (truth, what it rules
+out, how long it stays relevant), read by the mask, the effect and the resampling alike.
 """
 
 from __future__ import annotations
@@ -16,36 +26,29 @@ import numpy as np
 
 from envs.core import ConfigError, Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
+from envs.core.flow import Frame, TurnFlow
 from envs.core.game import copy_rng, copy_state
-from envs.core.layout import seat_rotation_index
+from envs.core.observer import Observer
 
 from .data import (
     ALL_CARDS_BITS,
-    COLOR_BITS,
-    HIGHER_BITS,
-    HIGHEST,
-    LAST,
-    LOWER_BITS,
-    LOWEST,
+    CHOOSE_AGONY,
+    CHOOSE_HARMONY,
+    DECISIONS,
     MAX_PLAYERS,
+    MEANINGS,
     MIN_PLAYERS,
     MODES,
-    MORE,
     MOST_HARMONY,
     NUM_CARDS,
-    NUMBER_BITS,
     REWARDS,
     SETUP_CHART,
     SUGGESTION_TEXT,
     SUGGESTIONS,
+    TURN,
+    Meaning,
     card_name,
-    color_of,
-    number_of,
 )
-
-# phases of a decision
-TURN, CHOOSE_HARMONY, CHOOSE_AGONY = range(3)
-PHASE_NAMES = ("turn", "choose a card for Harmony", "choose a card for Agony")
 
 
 def flips_per_round(num_players: int, mode: str) -> int:
@@ -88,6 +91,31 @@ def _cards(bits: int) -> list[int]:
     return out
 
 
+CARD_SHIFTS = np.arange(NUM_CARDS, dtype=np.int64)  # (bits >> CARD_SHIFTS) & 1: a bitmask's 50 flags
+
+
+def truth_table(meanings: tuple[Meaning, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Every Suggestion's truth as one product with the hand h (50 floats 0/1): row kind*50 + c of
+    the weights dotted with h is -100 when c is in the hand, +100 for each card of none_of[c] the rest
+    holds, and -1 for each card of one_of[c] it holds (the rest: the hand without c). So it is at most
+    the limit -100 - (one_of[c] set) exactly when the Suggestion is truthful for this hand."""
+    rows = len(meanings) * NUM_CARDS
+    weights = np.zeros((rows, NUM_CARDS), dtype=np.float32)
+    limits = np.zeros(rows, dtype=np.float32)
+    for kind, meaning in enumerate(meanings):
+        for c in range(NUM_CARDS):
+            row = weights[kind * NUM_CARDS + c]
+            row += 100.0 * ((meaning.none_of[c] >> CARD_SHIFTS) & 1)
+            row -= (meaning.one_of[c] >> CARD_SHIFTS) & 1
+            row[c] = -100.0  # c itself: held, and not part of the rest
+            limits[kind * NUM_CARDS + c] = -100.0 - bool(meaning.one_of[c])
+    weights.flags.writeable = limits.flags.writeable = False
+    return weights, limits
+
+
+TRUTH_WEIGHTS, TRUTH_LIMITS = truth_table(MEANINGS)
+
+
 class Expressions(Game):
     name = "expressions"
     config_class = ExpressionsConfig
@@ -111,19 +139,16 @@ class Expressions(Game):
         self.state_layout = state_layout(n, self.observation_layout)
         # One absolute-seat source vector (the state without the timer); observation(p) gathers it.
         self._source_layout = source_layout(n, self.observation_layout)
-        self._gather = observation_gather(n)
-        self._offsets = {p.name: p.offset for p in self._source_layout}
-        self._strides = {p.name: p.size // p.shape[0] for p in self._source_layout}
+        self._observer = observer(n)
+        self._offsets, self._strides = source_places(n)
         self._setup()
 
     # ----- set-up --------------------------------------------------------------------------
     def _setup(self) -> None:
         n, rng = self.num_players, self.rng
         deck = rng.permutation(NUM_CARDS).tolist()
-        self.hands = [0] * n
-        for p in range(n):
-            for c in deck[p * self.hand_size : (p + 1) * self.hand_size]:
-                self.hands[p] |= 1 << c
+        size = self.hand_size
+        self.hands = [sum(1 << c for c in deck[p * size : (p + 1) * size]) for p in range(n)]
         self.hand_counts = [self.hand_size] * n
         self.timer = deck[n * self.hand_size :]  # top of the stack = last element
         self.suggestions: dict[int, tuple[int, int]] = {}  # card -> (owner, kind)
@@ -134,14 +159,14 @@ class Expressions(Game):
         # public deductions used to resample consistently: cards each seat is known not to hold
         self.ruled_out = [0] * n
         self.first_player = int(rng.integers(n))
-        self.player = self.first_player
         self.turns_this_round = 0
-        self.phase = TURN
-        self.guesser_hand_was_empty = False
         self.final_round = False  # Easy mode: the extra round after the last flip
         self.terminal = False
+        self.flow = TurnFlow()
+        self._begin_turn(self.first_player)
         self._play_masks: list[np.ndarray | None] = [None] * n
         self._src = np.zeros(self._source_layout.size, dtype=np.float32)
+        self._marks: tuple[int, ...] = ()  # where _mark_turn wrote its two 1s
         self._init_observations()
 
     def set_deal(
@@ -168,7 +193,9 @@ class Expressions(Game):
         self.hand_size = max(max(self.hand_counts), 1)
         self.timer = list(timer)
         self.initial_timer = max(len(timer), 1)
-        self.first_player = self.player = first_player
+        self.first_player = first_player
+        self.flow.clear()
+        self._begin_turn(first_player)
         self._mask_cache = None
         self._src[:] = 0.0
         self._init_observations()
@@ -184,9 +211,8 @@ class Expressions(Game):
 
     def _init_observations(self) -> None:
         n, src, off = self.num_players, self._src, self._offsets
-        for q in range(n):
-            for c in _cards(self.hands[q]):
-                src[off["hands"] + q * NUM_CARDS + c] = 1.0
+        hands = src[off["hands"] : off["hands"] + n * NUM_CARDS].reshape(n, NUM_CARDS)
+        hands[:] = (np.array(self.hands, dtype=np.int64)[:, None] >> CARD_SHIFTS) & 1
         src[off["hand_sizes"] : off["hand_sizes"] + n] = 1.0
         src[off["first_player"] + self.first_player] = 1.0
         src[off["mode"] + MODES.index(self.config.mode)] = 1.0
@@ -195,7 +221,18 @@ class Expressions(Game):
 
     # ----- the engine contract ---------------------------------------------------------------
     def current_player(self) -> int:
-        return -1 if self.terminal else self.player
+        return self.flow.player()
+
+    @property
+    def player(self) -> int:
+        """The seat whose decision waits (-1 once the game is over)."""
+        return self.flow.player()
+
+    @property
+    def phase(self) -> int | None:
+        """The kind of the waiting decision: TURN, CHOOSE_HARMONY or CHOOSE_AGONY (None at the end)."""
+        decision = self.flow.decision
+        return None if decision is None else decision.kind
 
     def is_terminal(self) -> bool:
         return self.terminal
@@ -229,7 +266,7 @@ class Expressions(Game):
         return len(self.harmony) > len(self.agony)
 
     def observation(self, player: int) -> np.ndarray:
-        return self._src.take(self._gather[player])
+        return self._observer.observe(self._src, player)
 
     def state_tensor(self) -> np.ndarray:
         n = self.num_players
@@ -245,90 +282,93 @@ class Expressions(Game):
         return out
 
     def _legal_mask(self) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=bool)
-        k = self.player
+        return self.flow.fill_mask(self, np.zeros(self.num_actions, dtype=bool))
+
+    def _apply(self, action: int) -> None:
+        self.flow.choose(self, action)
+        self.flow.run(self)
+        self._mark_turn()
+
+    # ----- the turn flow: a turn, and the guesser's card after a guess ---------------------------
+    def _begin_turn(self, k: int) -> None:
+        """Seat k plays a card or guesses a card; the end of the turn waits beneath that decision."""
+        self.flow.frames += turn_frames(self.num_players)[k]
+
+    def _turn_mask(self, mask: np.ndarray, k: int) -> None:
+        """A turn: a truthful Suggestion of your hand, or a guess; (FAQ) any card of your hand to
+        Harmony when no other player holds a card."""
         hand = self.hands[k]
-        if self.phase != TURN:
-            mask[self.choose_base + np.array(_cards(hand), dtype=np.int64)] = True
-            return mask
         if hand:
             mask[: self.guess_base] = self._play_mask(k)
+        guesses = mask[self.guess_base : self.choose_base].reshape(self.num_players - 1, NUM_CARDS)
+        if 0 not in self.hand_counts:  # everyone holds cards: any other seat may be named
+            guesses[:] = self._can_name
+            return
         targets = self._guess_targets(k)
-        if targets:
-            can_name = self._can_name
-            guesses = mask[self.guess_base : self.choose_base].reshape(self.num_players - 1, NUM_CARDS)
-            for r in targets:
-                guesses[r - 1] = can_name
-        elif hand:
-            # FAQ: no other player holds a card -> you may add any card of your hand to Harmony.
-            mask[self.choose_base + np.array(_cards(hand), dtype=np.int64)] = True
-        return mask
+        for r in targets:
+            guesses[r - 1] = self._can_name
+        if not targets and hand:  # FAQ: no other player holds a card
+            self._own_cards_mask(mask, k)
+
+    def take_turn(self, action: int, k: int) -> None:
+        """The action blocks of a turn, in the order of the flat action space."""
+        if action < self.guess_base:
+            kind, card = divmod(action, NUM_CARDS)
+            self.play_a_card(k, card, kind)
+        elif action < self.choose_base:
+            rel, card = divmod(action - self.guess_base, NUM_CARDS)
+            self.guess_a_card(k, self._seat_left_of(k, rel + 1), card)
+        else:  # FAQ: no other player holds a card
+            self.add_to_harmony(action, k)
+
+    def _own_cards_mask(self, mask: np.ndarray, k: int) -> None:
+        """Choosing a card to add: any card of seat k's hand."""
+        mask[self.choose_base :] = self._hand_vector(k)
 
     def _guess_targets(self, k: int) -> list[int]:
         """Relative seats of the other players who hold cards (Reading: only they can be named)."""
-        n = self.num_players
-        return [r for r in range(1, n) if self.hand_counts[(k + r) % n]]
+        return [r for r in range(1, self.num_players) if self.hand_counts[self._seat_left_of(k, r)]]
+
+    def _seat_left_of(self, k: int, r: int) -> int:
+        """The seat r places to seat k's left (guess actions name seats this way)."""
+        return (k + r) % self.num_players
 
     def _play_mask(self, k: int) -> np.ndarray:
-        """The truthful Suggestions of player k's hand, as a (4*50,) bool array (cached per hand)."""
+        """The truthful Suggestions of player k's hand, as a (4*50,) bool array (cached per hand):
+        data.MEANINGS compiled into one product with the hand (TRUTH_WEIGHTS)."""
         cached = self._play_masks[k]
         if cached is None:
-            cached = np.zeros((len(SUGGESTIONS), NUM_CARDS), dtype=bool)
-            hand = self.hands[k]
-            for c in _cards(hand):
-                rest = hand & ~(1 << c)
-                cached[HIGHEST, c] = not rest & HIGHER_BITS[c]
-                cached[LOWEST, c] = not rest & LOWER_BITS[c]
-                cached[LAST, c] = not rest & COLOR_BITS[color_of(c)]
-                cached[MORE, c] = bool(rest & NUMBER_BITS[number_of(c) - 1])
-            cached = cached.reshape(-1)
+            cached = TRUTH_WEIGHTS @ self._hand_vector(k) <= TRUTH_LIMITS
             cached.flags.writeable = False  # shared by copies of the game
             self._play_masks[k] = cached
         return cached
 
-    def _apply(self, action: int) -> None:
-        if action < self.guess_base:
-            self.play_a_card(action % NUM_CARDS, action // NUM_CARDS)
-        elif action < self.choose_base:
-            rel, card = divmod(action - self.guess_base, NUM_CARDS)
-            self.guess_a_card((self.player + rel + 1) % self.num_players, card)
-        else:
-            self.add_chosen_card(action - self.choose_base)
+    def _hand_vector(self, k: int) -> np.ndarray:
+        """Seat k's hand as 50 floats 0/1 (a view of the observation source, kept in step)."""
+        start = self._offsets["hands"] + k * NUM_CARDS
+        return self._src[start : start + NUM_CARDS]
 
     # ----- the rules, as the rulebook names them ----------------------------------------------
-    def play_a_card(self, card: int, kind: int) -> None:
+    def play_a_card(self, k: int, card: int, kind: int) -> None:
         """Play a card from your hand as a Suggestion (the mask has checked it is truthful)."""
-        k = self.player
         self._leave_hand(k, card)
         self.suggestions[card] = (k, kind)
         self.face_up |= 1 << card
         self._can_name[card] = False
         self._set_seat_piece("suggestions", k, kind * NUM_CARDS + card, 1.0)
-        self.ruled_out[k] |= self._ruled_out_by(card, kind)
+        self.ruled_out[k] |= MEANINGS[kind].none_of[card]
         self._discard_irrelevant_suggestions(k)
-        self._end_turn()
 
-    @staticmethod
-    def _ruled_out_by(card: int, kind: int) -> int:
-        """Cards a truthful Suggestion says its player no longer holds."""
-        if kind == HIGHEST:
-            return HIGHER_BITS[card]
-        if kind == LOWEST:
-            return LOWER_BITS[card]
-        if kind == LAST:
-            return COLOR_BITS[color_of(card)]
-        return 0
-
-    def guess_a_card(self, target: int, card: int) -> None:
+    def guess_a_card(self, k: int, target: int, card: int) -> None:
         """Name a card in another player's hand; the guesser's own card follows as a separate step."""
-        k, bit = self.player, 1 << card
-        self.guesser_hand_was_empty = not self.hands[k]
+        bit = 1 << card
+        hand_was_empty = not self.hands[k]
         self._set_pair_piece("guesses", k, target, card)
         if self.hands[target] & bit:
             self._leave_hand(target, card)
             self._to_harmony(card)
             self._discard_irrelevant_suggestions(target)
-            self._guesser_follows(k, CHOOSE_HARMONY)
+            self._after_a_right_guess(k, hand_was_empty)
             return
         self.ruled_out[target] |= bit
         self._set_seat_piece("guessed_wrong", target, card, 1.0)
@@ -340,45 +380,50 @@ class Expressions(Game):
             self._leave_hand(holder, card)
             self._to_agony(card)
             self._discard_irrelevant_suggestions(holder)
-        self._guesser_follows(k, CHOOSE_AGONY)
+        self._after_a_wrong_guess(k, hand_was_empty)
 
-    def _guesser_follows(self, k: int, phase: int) -> None:
+    def _after_a_right_guess(self, k: int, hand_was_empty: bool) -> None:
+        """The guesser adds a card of their hand to Harmony, as its own decision; (FAQ) out of cards,
+        the top card of Agony moves to Harmony instead (Reading: the top one; none if Agony is empty)."""
         if self.hands[k]:
-            self.phase = phase  # the guesser chooses which card, as its own step
-            self._mark_turn()
-            return
-        if self.guesser_hand_was_empty:
-            # FAQ: out of cards -> correct moves a card Agony -> Harmony, wrong Harmony -> Agony.
-            # Reading: the top (most recently added) card of that pile moves; none if it is empty.
-            if phase == CHOOSE_HARMONY and self.agony:
-                self._move_top(self.agony, self.harmony, "agony", "harmony")
-            elif phase == CHOOSE_AGONY and self.harmony:
-                self._move_top(self.harmony, self.agony, "harmony", "agony")
-        # Reading: a guesser who named their own last card has no card left to add.
-        self._end_turn()
+            self.flow.decide(CHOOSE_HARMONY, k, Expressions._own_cards_mask, Expressions.add_to_harmony, k)
+        elif hand_was_empty and self.agony:
+            self._move_top(self.agony, self.harmony, "agony", "harmony")
 
-    def add_chosen_card(self, card: int) -> None:
-        """The guesser's card after a guess, or (FAQ) any card to Harmony when no one else holds one."""
-        k = self.player
+    def _after_a_wrong_guess(self, k: int, hand_was_empty: bool) -> None:
+        """The guesser adds a card of their hand to Agony, as its own decision; (FAQ) out of cards,
+        the top card of Harmony moves to Agony instead (Reading: none if Harmony is empty). Reading: a
+        guesser who named their own last card (a wrong guess) has no card left to add: nothing more."""
+        if self.hands[k]:
+            self.flow.decide(CHOOSE_AGONY, k, Expressions._own_cards_mask, Expressions.add_to_agony, k)
+        elif hand_was_empty and self.harmony:
+            self._move_top(self.harmony, self.agony, "harmony", "agony")
+
+    def add_to_harmony(self, action: int, k: int) -> None:
+        """The guesser's card after a right guess, or (FAQ) any card when no one else holds one."""
+        card = action - self.choose_base
         self._leave_hand(k, card)
-        if self.phase == CHOOSE_AGONY:
-            self._to_agony(card)
-        else:
-            self._to_harmony(card)
-        self.phase = TURN
+        self._to_harmony(card)
         self._discard_irrelevant_suggestions(k)
-        self._end_turn()
+
+    def add_to_agony(self, action: int, k: int) -> None:
+        """The guesser's card after a wrong guess."""
+        card = action - self.choose_base
+        self._leave_hand(k, card)
+        self._to_agony(card)
+        self._discard_irrelevant_suggestions(k)
 
     def _discard_irrelevant_suggestions(self, k: int) -> None:
-        """A Suggestion no longer relevant to its player's hand goes to Agony at once."""
+        """A Suggestion no longer relevant to its player's hand goes to Agony at once; its player is
+        then known to hold none of what kept it relevant."""
         hand = self.hands[k]
         for card, (owner, kind) in list(self.suggestions.items()):
-            if owner != k or kind == LAST:
+            if owner != k:
                 continue
-            same = COLOR_BITS[color_of(card)] if kind != MORE else NUMBER_BITS[number_of(card) - 1]
-            if not hand & same:
+            relevant_while = MEANINGS[kind].relevant_while[card]
+            if relevant_while and not hand & relevant_while:
                 self._suggestion_to_agony(card)
-                self.ruled_out[k] |= same
+                self.ruled_out[k] |= relevant_while
 
     def _suggestion_to_agony(self, card: int) -> None:
         """A Suggestion leaves the table; its seat and kind stay public (past_suggestions)."""
@@ -387,21 +432,20 @@ class Expressions(Game):
         self._set_seat_piece("past_suggestions", owner, kind * NUM_CARDS + card, 1.0)
         self._to_agony(card)
 
-    def _end_turn(self) -> None:
+    def end_turn(self, k: int) -> None:
+        """Seat k's turn is over: the next seat clockwise plays; after a round the timer flips."""
         if not any(self.hand_counts):
             # Reading: with no card in any hand nothing can happen any more; the timer runs out.
             while self.timer:
                 self._flip_timer_card()
             self._end_game()
             return
-        n = self.num_players
-        self.player = (self.player + 1) % n
         self.turns_this_round += 1
-        if self.turns_this_round == n:
+        if self.turns_this_round == self.num_players:
             self.turns_this_round = 0
             self._end_round()
         if not self.terminal:
-            self._mark_turn()
+            self._begin_turn((k + 1) % self.num_players)
 
     def _end_round(self) -> None:
         """After all players have taken a turn the First Player flips the Timer Stack."""
@@ -436,8 +480,7 @@ class Expressions(Game):
                 else:
                     self._to_agony(card)
         self.terminal = True
-        self.player = -1
-        self._mark_turn()
+        self.flow.clear()
 
     # ----- card movements (each keeps the observations in step) --------------------------------
     def holder_of(self, card: int) -> int | None:
@@ -482,18 +525,25 @@ class Expressions(Game):
         self._src[self._offsets[piece] + (seat_a * self.num_players + seat_b) * NUM_CARDS + card] = 1.0
 
     def _mark_turn(self) -> None:
-        off, src, n = self._offsets, self._src, self.num_players
-        src[off["current_player"] : off["current_player"] + n] = 0.0
-        src[off["phase"] : off["phase"] + 3] = 0.0
-        if self.terminal:
+        """The waiting decision's seat and kind (the one-hot `current_player` and `phase` pieces)."""
+        src = self._src
+        for at in self._marks:
+            src[at] = 0.0
+        decision = self.flow.decision
+        if decision is None:
+            self._marks = ()
             return
-        src[off["current_player"] + self.player] = 1.0
-        src[off["phase"] + self.phase] = 1.0
+        self._marks = at = (
+            self._offsets["current_player"] + decision.player,
+            self._offsets["phase"] + decision.kind,
+        )
+        src[at[0]] = src[at[1]] = 1.0
 
     # ----- copies ----------------------------------------------------------------------------
-    # What changes as the game is played; everything else in the game (configuration, layouts, the
-    # gather index, offsets, action bases, ints and bools) is either fixed once set up or immutable,
-    # so a copy shares it. Cached play masks and the legal mask are read-only arrays, shared too.
+    # What changes as the game is played (and the turn flow, copied in _copy); everything else in the
+    # game (configuration, layouts, the gather index, offsets, action bases, ints and bools) is either
+    # fixed once set up or immutable, so a copy shares it. Cached play masks and the legal mask are
+    # read-only arrays, shared too.
     MUTABLE_LISTS = ("hands", "hand_counts", "timer", "harmony", "agony", "ruled_out", "_play_masks")
     MUTABLE_ARRAYS = ("_src", "_can_name")
 
@@ -504,6 +554,7 @@ class Expressions(Game):
     def _copy(self, rng: np.random.Generator) -> Expressions:
         game = copy_state(self, self.MUTABLE_LISTS, self.MUTABLE_ARRAYS)
         game.suggestions = self.suggestions.copy()  # card -> (owner, kind): the values are tuples
+        game.flow = self.flow.copy()  # its frames are immutable
         game.rng = rng
         return game
 
@@ -516,8 +567,9 @@ class Expressions(Game):
         """Bitmasks of which seat k must hold at least one card: its relevant Suggestions say so."""
         out = []
         for card, (owner, kind) in self.suggestions.items():
-            if owner == k and kind != LAST:
-                out.append(COLOR_BITS[color_of(card)] if kind != MORE else NUMBER_BITS[number_of(card) - 1])
+            relevant_while = MEANINGS[kind].relevant_while[card]
+            if owner == k and relevant_while:
+                out.append(relevant_while)
         return out
 
     def resample_hidden(self, player: int, rng: np.random.Generator) -> Expressions:
@@ -599,7 +651,7 @@ class Expressions(Game):
             return f"play {card_name(card)} as '{SUGGESTION_TEXT[SUGGESTIONS[kind]]}'"
         if action < self.choose_base:
             rel, card = divmod(action - self.guess_base, NUM_CARDS)
-            target = (max(self.player, 0) + rel + 1) % self.num_players
+            target = self._seat_left_of(max(self.player, 0), rel + 1)
             return f"guess player {target} (+{rel + 1} seats) holds {card_name(card)}"
         card = action - self.choose_base
         where = "Agony" if self.phase == CHOOSE_AGONY else "Harmony"
@@ -610,14 +662,14 @@ class Expressions(Game):
         if action < self.guess_base:
             kind, card = divmod(action, NUM_CARDS)
             if self.phase != TURN:
-                return f"you must {PHASE_NAMES[self.phase]} first"
+                return f"you must {DECISIONS[self.phase]} first"
             if not (self.hands[k] >> card) & 1:
                 return f"{card_name(card)} is not in your hand"
             return f"'{SUGGESTION_TEXT[SUGGESTIONS[kind]]}' would not be truthful for your hand"
         if action < self.choose_base:
             rel, card = divmod(action - self.guess_base, NUM_CARDS)
             if self.phase != TURN:
-                return f"you must {PHASE_NAMES[self.phase]} first"
+                return f"you must {DECISIONS[self.phase]} first"
             if (self.face_up >> card) & 1:
                 return f"{card_name(card)} is face up and cannot be named"
             return "that player holds no cards"
@@ -639,10 +691,21 @@ class Expressions(Game):
         return table_picture(self, player)
 
 
+@cache
+def turn_frames(n: int) -> tuple[tuple[Frame, ...], ...]:
+    """Each seat's turn as frames, bottom first, built once per player count (frames never change)."""
+    turns = []
+    for k in range(n):
+        turn = TurnFlow()
+        turn.do(Expressions.end_turn, k)
+        turn.decide(TURN, k, Expressions._turn_mask, Expressions.take_turn, k)
+        turns.append(tuple(turn.frames))
+    return tuple(turns)
+
+
 # ----- resampling: deals consistent with the public facts ----------------------------------------
 # A deal is one bitmask of cards per owner (the other seats, then the timer); an owner is described by
 # (cards held, cards ruled out, requirements), a requirement being a bitmask of which it holds one.
-CARD_SHIFTS = np.arange(NUM_CARDS, dtype=np.int64)
 
 
 def fits(bits: int, owner: tuple[int, int, tuple[int, ...]]) -> bool:
@@ -839,19 +902,6 @@ def flags(name: str, shape: tuple[int, ...], axes: tuple[str, ...], description:
     return PieceSpec(name, shape, description, 0.0, 1.0, axes)
 
 
-# the observation pieces whose leading axes are seats (rotated so that seat 0 is the observer)
-SEAT_AXES = {
-    "suggestions": 1,
-    "past_suggestions": 1,
-    "left_hand": 1,
-    "guesses": 2,
-    "guessed_wrong": 1,
-    "hand_sizes": 1,
-    "current_player": 1,
-    "first_player": 1,
-}
-
-
 @cache
 def source_layout(n: int, obs: Layout) -> Layout:
     """Every hand, then the public pieces with absolute seats: what observations are gathered from."""
@@ -862,11 +912,20 @@ def source_layout(n: int, obs: Layout) -> Layout:
 
 
 @cache
-def observation_gather(n: int) -> np.ndarray:
+def source_places(n: int) -> tuple[dict[str, int], dict[str, int]]:
+    """Where each piece starts in the source vector, and its length per seat (leading axis)."""
+    source = source_layout(n, observation_layout(n))
+    return {p.name: p.offset for p in source}, {p.name: p.size // p.shape[0] for p in source}
+
+
+@cache
+def observer(n: int) -> Observer:
+    """Turns the source into observation(p): the core observer rotates every axis the layout declares
+    a seat axis; `hand` is the observer's row of the source's `hands`."""
     obs = observation_layout(n)
-    index = seat_rotation_index(obs, source_layout(n, obs), n, SEAT_AXES, renamed={"hand": "hands"})
-    index.flags.writeable = False
-    return index
+    source = source_layout(n, obs)
+    starts = {p.name: source[p.name].offset for p in obs if p.name != "hand"}
+    return Observer(obs, n, starts=starts, own={"hand": source["hands"].offset})
 
 
 @cache

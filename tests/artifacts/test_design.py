@@ -27,7 +27,7 @@ def test_the_five_named_events_and_every_type_are_present():
 
 
 def test_deaths_are_possible_but_rare():
-    killers = [e.name for e in D.EVENTS if e.effect == D.FX_KILL]
+    killers = [e.name for e in D.EVENTS if e.effect == "kill"]
     assert 1 <= len(killers) <= 3
 
 

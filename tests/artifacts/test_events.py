@@ -35,7 +35,7 @@ def test_storage_expansion():
 
 def test_storage_expansion_is_nulled_while_borrow_exhibit_is_active():
     g = draw("Borrow Exhibit", then=["Storage Expansion"])
-    assert g.round == 2 and g.mods[3] and g.storage_event == D.EVENT_ID["Borrow Exhibit"]
+    assert g.round == 2 and g.nulled and g.storage_event == D.EVENT_ID["Borrow Exhibit"]
 
 
 def test_borrow_exhibit():
@@ -48,7 +48,7 @@ def test_borrow_exhibit():
 
 def test_borrow_exhibit_is_nulled_while_storage_expansion_is_active():
     g = draw("Storage Expansion", then=["Borrow Exhibit"])
-    assert g.round == 2 and g.mods[3] and not g.delayed
+    assert g.round == 2 and g.nulled and not g.delayed
 
 
 def test_foxfire():
@@ -60,7 +60,8 @@ def test_foxfire():
 
 def test_foxfire_may_name_revealed_and_dead_roles():
     g = draw("Foxfire", first_seat=0)
-    g._kill(2)  # the Curator dies
+    g.alive[2], g.revealed[2] = False, True  # the Curator is dead (and so Revealed)
+    g.touch()
     mask = g.legal_action_mask()
     assert mask[g.A_ROLE + D.CURATOR] and not mask[g.A_ROLE + D.FORGER]  # only roles in play
     revealed = list(g.revealed)
@@ -201,7 +202,7 @@ def red_tape(g):
     """The first window player suggests Red Tape for this round's Election; seats 0-2 agree."""
     act(g, g.A_RES + D.RED_TAPE)
     vote_all(g, lambda s: g.A_YES if s in (0, 1, 2) else g.A_NO, R.PH_AGREE)
-    assert g.mods[2]
+    assert g.red_tape
 
 
 @pytest.mark.parametrize("event", RED_TAPE_ELECTIONS)

@@ -239,7 +239,7 @@ def test_spain_a_random_payment_keeps_what_sold_and_discard_hold_together():
     assert g.round == 3 and g.sold == [2, 0, 0, 0, 0]
     act(g, g.A_RES + D.RED_TAPE)
     vote_all(g, lambda s: g.A_YES if s < 3 else g.A_NO, R.PH_AGREE)
-    assert g.mods[2] and g.discard == [1, 0, 0, 0, 0]
+    assert g.red_tape and g.discard == [1, 0, 0, 0, 0]
     for s in spain_samples(g):
         assert s.sold == [1, 0, 0, 0, 0] and s.discard == [1, 0, 0, 0, 0]
 

@@ -59,7 +59,7 @@ class History:
             assert sample.teams()[s] == D.ROLE_SIDE[role]
         for s, side in self.checks[p].items():
             assert D.APPARENT_SIDE[int(sample.roles[s])] == side, f"player {p}'s side check of seat {s}"
-        if original.phase >= 0 and R.IS_VOTE[original.phase] and p in original.actors[: original.ai]:
+        if original.phase >= 0 and R.IS_VOTE[original.phase] and original.ballots[p] >= 0:
             assert sample.ballots[p] == original.ballots[p], "player's own secret ballot changed"
         # public facts: Reveals, deaths, clears
         for s, role in self.roles_seen.items():

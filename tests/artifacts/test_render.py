@@ -15,7 +15,7 @@ from envs.artifacts.rules import PH_KEEP, Artifacts
 from envs.core.render import view_title
 
 from ..core.helpers import rects_overlap, seat_views_under_resampling
-from .util import SEVEN, table
+from .util import SEVEN, kill, table
 
 
 def mid_game(site: str = "none", n: int = 7) -> Artifacts:
@@ -28,7 +28,7 @@ def mid_game(site: str = "none", n: int = 7) -> Artifacts:
             if (
                 g.round >= 4
                 and g.phase == PH_KEEP
-                and g.ai >= 2
+                and sum(g.ballots[s] >= 0 for s in g.voting) >= 2
                 and g.last_vote_kind >= 0
                 and g.peeks
                 and any(g.revealed)
@@ -118,7 +118,7 @@ def test_names_are_whole_and_texts_neither_overlap_nor_leave_the_picture():
 
 def test_a_dead_players_row_and_the_player_to_act_are_marked():
     g = table(7, SEVEN, top=["Quiet Day"])
-    g._kill(2)
+    kill(g, 2)
     assert "dead, Revealed" in g.to_string(0)
     assert g.to_string(0).count(">") == 2  # the player to act, and the legend's explanation
 

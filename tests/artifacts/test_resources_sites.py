@@ -23,10 +23,10 @@ def suggest(g, r, yes_voters):
 def test_resource_needs_a_third_of_the_living_to_agree():
     g = table(7, SEVEN, sold=(2, 1, 0, 0, 0), top=["Interrogation"])
     suggest(g, LAWYER, {0, 1})  # 2 < ceil(7/3) = 3
-    assert not g.mods[1] and g.sold == [2, 1, 0, 0, 0]
+    assert not g.skipped and g.sold == [2, 1, 0, 0, 0]
     g = table(7, SEVEN, sold=(2, 1, 0, 0, 0), top=["Interrogation"])
     suggest(g, LAWYER, {0, 1, 2})
-    assert g.mods[1]
+    assert g.skipped
 
 
 def test_resource_cost_is_discarded_from_sold():
@@ -67,7 +67,7 @@ def test_red_tape_delays_the_election_one_round():
 def test_ballot_box_turns_a_random_event_into_an_election():
     g = table(7, SEVEN, sold=(2, 0, 0, 0, 0), top=["Scapegoat"])
     suggest(g, BB, {0, 1, 2})
-    assert g.mods[0]
+    assert g.ballot_box
     pass_window(g)
     assert g.phase in (R.PH_TALK, R.PH_ELECT)
     elect(g, lambda s: 4)

@@ -6,6 +6,7 @@ import numpy as np
 
 from envs.artifacts import data as D
 from envs.artifacts import rules as R
+from envs.core.flow import Do
 
 from .util import SEVEN, TEN_FULL, act, pass_window, table, vote_all
 
@@ -110,8 +111,10 @@ def test_shaman_wrong_guess_with_empty_discard_sends_the_next_discard_back():
     pass_window(g)
     in_pile = sum(1 for c in g.pile if 5 <= c < 10)
     assert g.phase == R.PH_THEFT
-    g.tasks.clear()  # stop after the vote (so no new card is drawn)
-    g.tasks.append(("round",))
+    close = next(
+        i for i, f in enumerate(g.flow.frames) if type(f) is Do
+    )  # the vote's close, below its ballots
+    g.flow.frames[:close] = [Do(R.Artifacts._round)]  # after the vote, straight to the next round
     vote_all(g, g.A_ART + 1, R.PH_THEFT)
     assert g.storage == [1, 1, 0, 0, 0] and g.discard == [0] * 5
     assert sum(1 for c in g.pile if 5 <= c < 10) + (g.card_in_hand and 5 <= g.card < 10) == in_pile + 1

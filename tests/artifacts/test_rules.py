@@ -8,7 +8,7 @@ from envs.artifacts import data as D
 from envs.artifacts import rules as R
 from envs.artifacts.rules import Artifacts
 
-from .util import FIVE_BASIC, SEVEN, act, finish_round, pass_window, table, vote_all
+from .util import FIVE_BASIC, SEVEN, act, finish_round, kill, pass_window, table, vote_all
 
 JADE, MASK, SKULL, HELM, CHALICE = range(5)
 
@@ -165,7 +165,7 @@ def test_looters_win_with_two_of_each_in_sold_and_discard():
 
 def test_looters_win_when_the_possessed_dies():
     g = table(7, SEVEN, top=["Quiet Day"])
-    g._kill(0)
+    kill(g, 0)
     assert g.winner == D.LOOTERS and "Possessed" in g.end_reason
 
 
@@ -221,7 +221,7 @@ def test_returns_are_zero_until_the_end():
 
 def test_dead_player_is_revealed_and_cannot_be_elected():
     g = table(7, SEVEN, top=["Interrogation"])
-    g._kill(2)
+    kill(g, 2)
     assert g.revealed[2] and not g.alive[2]
     pass_window(g)
     while g.phase == R.PH_TALK:

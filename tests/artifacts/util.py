@@ -27,6 +27,16 @@ def act(g: Artifacts, action: int, player: int | None = None) -> None:
     g.check_invariants()
 
 
+def kill(g: Artifacts, s: int) -> None:
+    """Seat s dies, as an event would kill it, and the rules take their next steps; a dying player
+    with an unused Active ability passes on it."""
+    g._kill(s)
+    g.touch()
+    g._advance()
+    if g.phase == R.PH_DEATH and g.current_player() == s:
+        act(g, g.A_PASS)
+
+
 def seat_action(g: Artifacts, target: int, block: str = "seat") -> int:
     """The action naming absolute seat `target` for the current player."""
     start = g.blocks[block][0]

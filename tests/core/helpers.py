@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core import Game, Layout
+
 
 def snapshot(game) -> tuple:
     """Everything observable about a game, to prove an operation changed nothing."""
@@ -65,3 +67,31 @@ def seat_views_under_resampling(game, rng, samples: int = 3) -> set[str]:
             assert np.array_equal(sample.render_rgb(p), picture)
             table_texts.add(sample.to_string())
     return table_texts
+
+
+class TwoSeatToy(Game):
+    """The contract's boilerplate for two-seat, two-action toy games counting `moves` (observed as is)."""
+
+    def __init__(self, config=None, rng=None, **options):
+        super().__init__(config, rng, **options)
+        self.num_players, self.num_actions = 2, 2
+        self.observation_layout = self.state_layout = Layout([("moves", (1,), "moves made", 0, 4)])
+        self.moves = 0
+
+    def _legal_mask(self):
+        return np.ones(2, dtype=bool)
+
+    def observation(self, player):
+        return np.array([self.moves], dtype=np.float32)
+
+    def state_tensor(self):
+        return self.observation(0)
+
+    def resample_hidden(self, player, rng):
+        return self.clone()
+
+    def action_to_string(self, action):
+        return str(action)
+
+    def to_string(self, player=None):
+        return f"moves {self.moves}"

@@ -167,6 +167,24 @@ def test_env_rejects_illegal_and_out_of_order_calls(case):
         assert all(penalized.rewards[a] == 0 for a in penalized.agents if a != offender)
 
 
+def test_rewards_add_up_to_the_returns(case):
+    """What `last()` hands each agent over an episode (its final dead step included) sums to the game's
+    returns, and no agent is handed a reward that no return change caused."""
+    spec, face, cfg = case
+    env = face.env(**cfg)
+    rng = np.random.default_rng(11)
+    for seed in range(3):
+        env.reset(seed=seed)
+        received = dict.fromkeys(env.possible_agents, 0.0)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, _info = env.last()
+            received[agent] += reward
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(None if term or trunc else int(legal[rng.integers(len(legal))]))
+        returns = env.unwrapped.game.returns()
+        assert [received[a] for a in env.possible_agents] == pytest.approx(list(returns))
+
+
 def test_bad_config_is_a_clear_error(case):
     spec, face, cfg = case
     with pytest.raises(ConfigError, match="unknown option"):
@@ -255,8 +273,14 @@ def test_same_seed_same_game(case):
     assert len(first_seats) > 1, "the starting seat must be random"
 
 
+def nothing_paid_before_the_end(game) -> None:
+    """A terminal reward model: the faces and trainers read no return before the end, so none may exist."""
+    assert not np.any(game.returns()), f"returns {game.returns()} before the end of a terminal-reward game"
+
+
 def test_game_type_is_declared_and_honest(case):
-    """The declared GameType holds in play: return bounds, the utility kind, the kind of teams."""
+    """The declared GameType holds in play: return bounds, the utility kind, the kind of teams, the
+    reward model."""
     spec, face, cfg = case
     rng = np.random.default_rng(21)
     kind = spec.new_game(np.random.default_rng(0), **cfg).game_type()
@@ -267,7 +291,9 @@ def test_game_type_is_declared_and_honest(case):
         teams = game.teams()
         assert len(teams) == game.num_players and all(isinstance(t, int) for t in teams)
         deals.add(tuple(teams))
-        random_playthrough(game, rng)
+        random_playthrough(
+            game, rng, on_state=nothing_paid_before_the_end if kind.reward_model == "terminal" else None
+        )
         returns = np.asarray(game.returns())
         assert np.all(returns >= kind.min_return - 1e-9) and np.all(returns <= kind.max_return + 1e-9), (
             f"returns {returns} outside the declared [{kind.min_return}, {kind.max_return}]"

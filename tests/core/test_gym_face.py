@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 
 import envs
-from envs.core import Game, GameSpec, GameType, Layout, RandomPolicy
+from envs.core import GameSpec, GameType, RandomPolicy
 from envs.core.errors import OrderError
 from envs.core.gym_env import SingleSeatEnv
 from envs.core.render import view_title
+
+from .helpers import TwoSeatToy
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class SuddenConfig:
     max_decisions: int = 10
 
 
-class SuddenGame(Game):
+class SuddenGame(TwoSeatToy):
     """Seat 0 moves, and with some chance (drawn at set-up) that ends the game; then seat 1 moves."""
 
     name = "sudden"
@@ -32,10 +34,7 @@ class SuddenGame(Game):
 
     def __init__(self, config=None, rng=None, **options):
         super().__init__(config, rng, **options)
-        self.num_players, self.num_actions = 2, 2
-        self.observation_layout = self.state_layout = Layout([("moves", (1,), "moves made", 0, 2)])
         self.doomed = bool(self.rng.random() < self.config.end_at_once)
-        self.moves = 0
 
     def current_player(self):
         return -1 if self.is_terminal() else self.moves
@@ -43,32 +42,14 @@ class SuddenGame(Game):
     def is_terminal(self):
         return self.moves >= 2 or (self.doomed and self.moves == 1)
 
-    def _legal_mask(self):
-        return np.ones(2, dtype=bool)
-
     def _apply(self, action):
         self.moves += 1
-
-    def observation(self, player):
-        return np.array([self.moves], dtype=np.float32)
-
-    def state_tensor(self):
-        return self.observation(0)
 
     def returns(self):
         return np.zeros(2)
 
     def game_type(self):
         return GameType("zero_sum", "none", 0.0, 0.0, self.config.max_decisions)
-
-    def resample_hidden(self, player, rng):
-        return self.clone()
-
-    def action_to_string(self, action):
-        return str(action)
-
-    def to_string(self, player=None):
-        return f"moves {self.moves}"
 
 
 def sudden_spec(**config) -> GameSpec:

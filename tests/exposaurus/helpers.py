@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.flow import TurnFlow
 from envs.exposaurus.data import KINDS, NUM_TILES, TILE_KIND
 from envs.exposaurus.rules import (
     CENTRE,
+    DIE,
     DISC_ON_TILE,
+    END_MOVE,
     EXPEDITION,
     M_DISC,
     M_NONE,
     M_SCIENTIST,
+    OFFER_RECRUITMENT,
     SIDE,
     W_DISPLAY,
     W_MUSEUM,
@@ -92,7 +96,7 @@ def arrange(
     for p in range(n):
         game.camp[p] = 10 - game.museum_sci[p] - game.field_sci[p] - game.national[p]
     game.player = player
-    game.phase = EXPEDITION
+    game.flow = TurnFlow([END_MOVE, game._decisions[player][EXPEDITION]])
     game.discoveries = 0
     game.acted = False
     game.yellow = 0
@@ -113,6 +117,23 @@ def sync(game: Exposaurus) -> Exposaurus:
     game._mask_cache = None
     game.check_invariants()
     return game
+
+
+def start_move(game: Exposaurus) -> Exposaurus:
+    """The current player's move starts afresh (die roll, recruitment offer), up to its first decision."""
+    game.flow.clear()
+    game._start_move()
+    game.flow.run(game)
+    return sync(game)
+
+
+def waiting(game: Exposaurus, kind: int) -> Exposaurus:
+    """The current player's decision of this kind waits on top of the flow (after a die decision,
+    the recruitment offer follows as in a move)."""
+    if kind == DIE:
+        game.flow.frames.append(OFFER_RECRUITMENT)
+    game.flow.frames.append(game._decisions[game.player][kind])
+    return sync(game)
 
 
 def legal(game: Exposaurus) -> set[int]:

@@ -7,7 +7,7 @@ import pytest
 
 from envs.core.registry import config_id
 from envs.exposaurus import data as D
-from envs.exposaurus.rules import OVER, Exposaurus
+from envs.exposaurus.rules import Exposaurus
 from envs.exposaurus_v0 import SPEC
 
 
@@ -61,7 +61,7 @@ def test_game_type_rank_is_constant_sum_and_margin_zero_sum(n):
     )
     # every way a rank game can end pays 2 - n in total: k tied winners 2/k - 1 each, the others -1
     g = Exposaurus(rng=np.random.default_rng(0), num_players=n)
-    g.phase = OVER
+    g.flow.clear()  # the game is over
     for k in range(1, n + 1):
         g.winners = list(range(k))
         assert g.returns().sum() == pytest.approx(2 - n)

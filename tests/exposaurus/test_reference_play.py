@@ -8,7 +8,7 @@ import numpy as np
 import envs  # noqa: F401  (registers the Gymnasium ids)
 from envs.exposaurus.baseline import make_policy
 from envs.exposaurus.data import TILE_KIND, YELLOW, rotated_edges
-from envs.exposaurus.rules import A_GEM, A_PLACE, CELLS, PLACE, SIDE
+from envs.exposaurus.rules import A_GEM, A_PLACE, CELLS, GEM, PLACE, SIDE
 
 from .helpers import new_game
 
@@ -70,7 +70,7 @@ def test_random_games_match_the_reference_placement_and_circles():
                         plain[colour - 1] += 1
                 expected = [before[i] + min(plain[i], supply[i]) for i in range(3)]
                 yellow = circles.count(YELLOW) + (TILE_KIND[tile] == 7)
-                if game.phase == 4:  # gem choice pending: plain gems already paid
+                if game.phase == GEM:  # gem choice pending: plain gems already paid
                     assert game.gems[p] == expected and game.yellow == yellow
                 elif yellow == 0 or sum(game.supply) == 0:
                     assert game.gems[p] == expected

@@ -37,7 +37,7 @@ from envs.exposaurus.rules import (
     Exposaurus,
 )
 
-from .helpers import arrange, cell, legal, new_game, sync, tiles_of_kind
+from .helpers import arrange, cell, legal, new_game, start_move, sync, tiles_of_kind, waiting
 
 RED, GREEN, BLUE = 0, 1, 2
 
@@ -100,8 +100,7 @@ def _die_game(value, display, markers=None):
         markers=markers,
     )
     game.die_value = value
-    game.phase = DIE
-    return sync(game)
+    return waiting(game, DIE)
 
 
 def test_die_removes_a_tile_costing_at_most_the_pips():
@@ -143,7 +142,7 @@ def test_die_phase_skipped_without_removable_tile_and_absent_without_variant():
         markers={54: (M_DISC, 0), 55: (M_DISC, 1)},
     )
     for _ in range(20):
-        game._start_move()
+        start_move(game)
         assert 1 <= game.die_value <= 6 and game.phase == EXPEDITION
     rng = np.random.default_rng(0)
     for seed in range(5):
@@ -158,7 +157,7 @@ def test_die_rolls_are_fair_six_sided():
     game = new_game(2, die=True, seed=3)
     rolls = []
     for _ in range(600):
-        game._start_move()
+        start_move(game)
         rolls.append(game.die_value)
     counts = np.bincount(rolls, minlength=7)[1:]
     assert counts.min() > 60 and set(rolls) == {1, 2, 3, 4, 5, 6}
@@ -175,7 +174,7 @@ def test_recruitment_returns_all_scientists_but_one_to_the_national_museum():
         markers={0: (M_SCIENTIST, 0), 5: (M_SCIENTIST, 0), 6: (M_SCIENTIST, 1)},
     )
     assert game.camp[0] == 5
-    game._to_recruitment()
+    start_move(game)
     assert game.phase == RECRUIT and legal(game) == {A_RECRUIT, A_NO_RECRUIT}
     game.apply_action(A_RECRUIT)
     assert game.camp[0] == 9 and game.national[0] == 1
@@ -190,11 +189,11 @@ def test_recruitment_is_optional_and_offered_only_with_scientists_out():
     game = new_game(2)
     game.museum_sci[0] = 2
     game = arrange(game, museums={0: [(17, CENTRE, 0)], 1: [(18, CENTRE, 0)]}, display=[0])
-    game._to_recruitment()
+    start_move(game)
     game.apply_action(A_NO_RECRUIT)
     assert game.camp[0] == 8 and game.museum_sci[0] == 2 and game.national[0] == 0
     game = arrange(new_game(2), museums={0: [(17, CENTRE, 0)], 1: [(18, CENTRE, 0)]}, display=[0])
-    game._to_recruitment()
+    start_move(game)
     assert game.phase == EXPEDITION
 
 

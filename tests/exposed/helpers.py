@@ -17,7 +17,7 @@ def gid(name: str) -> int:
 
 
 def cell_of(g: Exposed, name: str) -> int:
-    return int(g.g_cell[gid(name)])
+    return int(g.cell_of_guest[gid(name)])
 
 
 def at(g: Exposed, r: int, c: int) -> int:
@@ -44,19 +44,19 @@ def swap_cards(g: Exposed, x: int, y: int) -> None:
     (px, ix), (py, iy) = _where(g, x), _where(g, y)
     px[ix], py[iy] = y, x
     for card in (x, y):
-        g.g_owner[card] = -1
-        g.g_mark[card] = False
-        g.g_disc[card] = False
+        g.holder_of[card] = -1
+        g.is_mark[card] = False
+        g.is_discarded[card] = False
     for card, place, i in ((y, px, ix), (x, py, iy)):
         if place is g.ident:
-            g.g_owner[card] = i
+            g.holder_of[card] = i
         elif place is g.marks:
-            g.g_mark[card] = True
+            g.is_mark[card] = True
         elif place is g.discard:
-            g.g_disc[card] = True
+            g.is_discarded[card] = True
     for q in range(g.num_players):
-        g.p_exp[q] = bool(g.c_exp[g.g_cell[g.ident[q]]])
-    g.n_unexposed = g.num_players - sum(g.p_exp)
+        g.player_exposed[q] = bool(g.tile_exposed[g.cell_of_guest[g.ident[q]]])
+    g.n_unexposed = g.num_players - sum(g.player_exposed)
     g._mask_cache = None
 
 
@@ -91,15 +91,15 @@ def do(g: Exposed, action: int) -> None:
 def steal_mark(g: Exposed, name: str, use: bool = True) -> int:
     """The current player (at ACTION) steals from Mark `name` placed next to their tile; returns p."""
     p = g.current_player()
-    assert g.frames[-1][0] == ACTION
+    assert g.decision_kind == ACTION
     make_mark(g, name)
     own = g._guest_cell(p)
     if cell_of(g, name) not in np.flatnonzero(g.surround[own]):
         target = int(np.flatnonzero(g.surround[own])[0])
         put(g, name, target)
     c = cell_of(g, name)
-    if g.c_wal[c] == 0:
-        g.c_wal[c] = 1
+    if g.wallets_on[c] == 0:
+        g.wallets_on[c] = 1
         g.initial_wallets += 1
     do(g, g.OFF_STEAL + c)
     if use is not None:
@@ -118,7 +118,7 @@ def legal_cells(g: Exposed) -> set[int]:
 
 
 def wallets_total(g: Exposed) -> int:
-    return int(g.c_wal.sum()) + sum(g.stash) + g.lost_found - g.created
+    return int(g.wallets_on.sum()) + sum(g.stash) + g.lost_found - g.created
 
 
 def start(n: int = 6, seed: int = 0, me: str = "Mayor", **options):
@@ -132,12 +132,12 @@ def start(n: int = 6, seed: int = 0, me: str = "Mayor", **options):
 
 def plain(g: Exposed, cell: int) -> None:
     """Make the tile at `cell` a plain one: no player's Guest, no Mark, unexposed."""
-    x = int(g.c_guest[cell])
-    if g.g_owner[x] < 0 and not g.g_mark[x] and not g.c_exp[cell]:
+    x = int(g.guest_on[cell])
+    if g.holder_of[x] < 0 and not g.is_mark[x] and not g.tile_exposed[cell]:
         return
     for y in g.deck:
-        if not g.c_exp[g.g_cell[y]]:
-            g._swap_cells(cell, int(g.g_cell[y]))
+        if not g.tile_exposed[g.cell_of_guest[y]]:
+            g._swap_cells(cell, int(g.cell_of_guest[y]))
             g._mask_cache = None
             return
     raise AssertionError("no plain tile left")

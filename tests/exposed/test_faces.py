@@ -21,9 +21,9 @@ def test_a_two_player_game_can_end_in_a_shared_win_so_returns_are_general_sum():
     q = 1 - p
     set_identity(g, q, "Lawyer")
     put(g, "Lawyer", at(g, 1, 3))
-    g.c_wal[cell_of(g, "Mayor")] = 5
-    g.c_wal[cell_of(g, "Lawyer")] = 6
-    g.initial_wallets = int(g.c_wal.sum())
+    g.wallets_on[cell_of(g, "Mayor")] = 5
+    g.wallets_on[cell_of(g, "Lawyer")] = 6
+    g.initial_wallets = int(g.wallets_on.sum())
     steal_mark(g, "Paramedic")  # stash 1 + tile 5 = 6: the game goes on
     assert not g.is_terminal()
     do(g, g.OFF_LINE + 1)  # row 1: +1 on both Guests
@@ -90,11 +90,11 @@ def test_counts_stay_inside_the_bounds_however_many_wallets():
     """Wallets are unlimited (FAQ): a count is shown as w / (w + 7), below 1 for any w."""
     g, p = start(n=6, me="Mayor")
     plain(g, at(g, 5, 5))
-    g.c_wal[at(g, 5, 5)] = 10_000
+    g.wallets_on[at(g, 5, 5)] = 10_000
     g.lost_found = 10_000
     g.stash[p] = 5
-    g.c_wal[cell_of(g, "Mayor")] = 0
-    g.initial_wallets = int(g.c_wal.sum()) + 10_005
+    g.wallets_on[cell_of(g, "Mayor")] = 0
+    g.initial_wallets = int(g.wallets_on.sum()) + 10_005
     steal_mark(g, "Cop")
     do(g, seat_action(g, p, (p + 1) % 6))  # a Cop under the next player's card
     obs = g.observation_dict(p)

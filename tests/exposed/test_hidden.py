@@ -33,10 +33,10 @@ def test_observation_does_not_depend_on_an_unknown_players_tile():
     g, p = start(n=4)
     q, r = (p + 1) % 4, (p + 2) % 4
     before = g.observation(r)
-    spare = next(x for x in g.deck if not g.c_exp[g.g_cell[x]])
+    spare = next(x for x in g.deck if not g.tile_exposed[g.cell_of_guest[x]])
     swap_cards(g, g.ident[q], spare)  # q now holds another Guest: only the hidden card changed
     assert np.array_equal(g.observation(r), before)
-    total = g.stash[q] + g.c_wal[g._guest_cell(q)]
+    total = g.stash[q] + g.wallets_on[g._guest_cell(q)]
     assert flat_obs(g, q)["own_total"][0] == np.float32(wallet_scale(total))
 
 
@@ -81,10 +81,10 @@ def test_resample_keeps_dentist_answers_to_me_and_redraws_others():
     put(g, "Lawyer", at(g, 3, 4))
     steal_mark(g, "Dentist")
     do(g, seat_action(g, p, q))
-    assert g.frames[-1][0] == DENTIST
+    assert g.decision_kind == DENTIST
     do(g, g.OFF_LINE + 3)  # row 3
     rng = np.random.default_rng(0)
-    row3 = {int(g.c_guest[at(g, 3, c)]) for c in range(6)}
+    row3 = {int(g.guest_on[at(g, 3, c)]) for c in range(6)}
     for _ in range(20):
         s = g.resample_hidden(p, rng)
         assert s.ident[q] in row3
@@ -100,7 +100,7 @@ def test_resample_keeps_snitched_identities():
     g, p = start(n=6)
     r = (p + 1) % 6
     do(g, g.OFF_SNITCH + 1)  # p shows r its card
-    c = next(c for c in range(36) if not g.c_exp[c] and g.g_owner[g.c_guest[c]] < 0)
+    c = next(c for c in range(36) if not g.tile_exposed[c] and g.holder_of[g.guest_on[c]] < 0)
     do(g, g.OFF_CELL + c)
     rng = np.random.default_rng(1)
     changed = 0
@@ -130,7 +130,7 @@ def test_wallets_are_conserved_exactly_in_random_games():
             while not g.is_terminal():
                 legal = g.legal_actions()
                 g.apply_action(int(legal[rng.integers(len(legal))]))
-                total = int(g.c_wal.sum()) + sum(g.stash) + g.lost_found
+                total = int(g.wallets_on.sum()) + sum(g.stash) + g.lost_found
                 assert total == g.initial_wallets + g.created
 
 
@@ -140,7 +140,7 @@ def test_faq_wallets_are_unlimited_the_shortfall_is_created_and_counted():
     g.initial_wallets += 2
     steal_mark(g, "Architect")  # 4 corners: 2 from the Lost & Found, 2 made
     assert g.lost_found == 0 and g.created == 2
-    total = int(g.c_wal.sum()) + sum(g.stash) + g.lost_found
+    total = int(g.wallets_on.sum()) + sum(g.stash) + g.lost_found
     assert total == g.initial_wallets + g.created
 
 
@@ -176,6 +176,20 @@ def test_rules_page_item_table_is_generated_from_the_data():
     assert table.count("\n") == 37  # header, rule, 36 Guests
 
 
+def test_rules_page_names_only_code_that_exists():
+    """RULES.md's "Where each rule lives" table is one hop to the code: every name it gives exists."""
+    import re
+    from pathlib import Path
+
+    from envs.exposed import rules
+
+    text = (Path(__file__).parents[2] / "envs" / "exposed" / "RULES.md").read_text()
+    table = text[text.index("## Where each rule lives") :].split("\n## ")[0]
+    names = set(re.findall(r"`([A-Za-z_]+)`", table))
+    assert len(names) > 40
+    assert [n for n in sorted(names) if not hasattr(rules.Exposed, n) and not hasattr(rules, n)] == []
+
+
 def test_face_docstring_is_generated_from_the_declarations():
     from envs import exposed_v0
 
@@ -188,13 +202,13 @@ def test_resample_after_a_wrestler_and_a_dentist_answer_stays_consistent():
     r = (p + 2) % 6
     steal_mark(g, "Wrestler")
     new = g.ident[p]
-    assert not g.p_exp[p]
+    assert not g.player_exposed[p]
     rng = np.random.default_rng(4)
     drawn = set()
     for _ in range(30):
         s = g.resample_hidden(r, rng)
         assert np.array_equal(s.observation(r), g.observation(r))
-        assert not s.p_exp[p] and s.public_cand[p, s.ident[p]]
+        assert not s.player_exposed[p] and s.public_candidates[p, s.ident[p]]
         s.check_invariants()
         drawn.add(s.ident[p])
         assert g.resample_hidden(p, rng).ident[p] == new  # p knows its own new card
@@ -211,7 +225,7 @@ def _mechanic_worlds():
         p = g.current_player()
         q = 1 - p
         make_mark(g, "Mechanic")
-        spare = [x for x in g.deck[2:] if not g.g_mark[x]]  # not the cards clean-up draws next
+        spare = [x for x in g.deck[2:] if not g.is_mark[x]]  # not the cards clean-up draws next
         names = [GUESTS[x].name for x in spare]
         stuck, free = names[0], names[1]
         put(g, "Mechanic", at(g, 0, 0))
@@ -219,9 +233,9 @@ def _mechanic_worlds():
         put(g, free, at(g, 1, 0))
         put(g, GUESTS[g.ident[q]].name, at(g, 3, 3))
         set_identity(g, p, stuck if world == "stuck" else free)
-        g.c_wal[[at(g, 0, 0), at(g, 2, 0)]] = 1
-        g.c_wal[[at(g, 0, 1), at(g, 0, 2), at(g, 1, 0), at(g, 1, 1), at(g, 1, 2), at(g, 2, 1)]] = 0
-        g.initial_wallets = int(g.c_wal.sum())
+        g.wallets_on[[at(g, 0, 0), at(g, 2, 0)]] = 1
+        g.wallets_on[[at(g, 0, 1), at(g, 0, 2), at(g, 1, 0), at(g, 1, 1), at(g, 1, 2), at(g, 2, 1)]] = 0
+        g.initial_wallets = int(g.wallets_on.sum())
         worlds[world] = g
     return worlds, p, q
 
@@ -252,5 +266,5 @@ def test_an_item_that_cannot_act_is_offered_and_tells_nothing_about_the_thief():
     for _ in range(60):
         s = stuck.resample_hidden(q, rng)
         assert np.array_equal(s.observation(q), stuck.observation(q))
-        cells.add(int(s.g_cell[s.ident[p]]))
+        cells.add(int(s.cell_of_guest[s.ident[p]]))
     assert {at(stuck, 0, 1), at(stuck, 1, 0)} <= cells

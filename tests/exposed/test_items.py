@@ -38,10 +38,11 @@ def test_data_table_has_36_guests_with_markers():
 
 
 def test_every_item_has_an_implementation():
-    from envs.exposed.rules import Exposed
+    from envs.exposed.rules import ITEM_CAN_ACT, ITEM_EFFECTS
 
-    for guest in GUESTS:
-        assert callable(getattr(Exposed, "_item_" + guest.item))
+    assert set(ITEM_EFFECTS) == {guest.item for guest in GUESTS}
+    assert set(ITEM_CAN_ACT) <= set(ITEM_EFFECTS)
+    assert all(callable(effect) for effect in [*ITEM_EFFECTS.values(), *ITEM_CAN_ACT.values()])
 
 
 def test_accountant_moves_up_to_three_wallets_onto_a_tile_not_your_own():
@@ -51,14 +52,14 @@ def test_accountant_moves_up_to_three_wallets_onto_a_tile_not_your_own():
     assert own not in legal_cells(g)
     dest = at(g, 4, 4)
     do(g, g.OFF_CELL + dest)
-    before = int(g.c_wal[dest])
+    before = int(g.wallets_on[dest])
     src = [at(g, 0, 5), at(g, 5, 0), at(g, 5, 5)]  # corners: 2 Wallets each
     for c in src:
         assert c in legal_cells(g) and dest not in legal_cells(g)
         do(g, g.OFF_CELL + c)
-    assert g.c_wal[dest] == before + 3
-    assert all(g.c_wal[c] == 1 for c in src)
-    assert g.frames[-1][0] == ACTION and g.current_player() == (p + 1) % 6  # item over, turn over
+    assert g.wallets_on[dest] == before + 3
+    assert all(g.wallets_on[c] == 1 for c in src)
+    assert g.decision_kind == ACTION and g.current_player() == (p + 1) % 6  # item over, turn over
 
 
 def test_accountant_can_stop_early():
@@ -68,17 +69,17 @@ def test_accountant_can_stop_early():
     do(g, g.OFF_CELL + dest)
     do(g, g.OFF_CELL + at(g, 0, 5))
     do(g, g.A_PASS)
-    assert g.c_wal[at(g, 0, 5)] == 1 and g.current_player() == (p + 1) % 6
+    assert g.wallets_on[at(g, 0, 5)] == 1 and g.current_player() == (p + 1) % 6
 
 
 def test_architect_puts_a_wallet_on_each_corner():
     g, p = start(me="Mayor")
     corners = [at(g, 0, 0), at(g, 0, 5), at(g, 5, 0), at(g, 5, 5)]
     put(g, "Architect", at(g, 1, 2))
-    before = g.c_wal[corners].copy()
+    before = g.wallets_on[corners].copy()
     total = wallets_total(g)
     steal_mark(g, "Architect")
-    assert (g.c_wal[corners] == before + 1).all()
+    assert (g.wallets_on[corners] == before + 1).all()
     assert wallets_total(g) == total  # made from the Lost & Found, tracked as created
 
 
@@ -91,11 +92,11 @@ def test_astronaut_look_top_four_and_each_other_player_one():
     # the user's four went to the bottom, then each other player's one (clockwise)
     assert g.deck[-9:-5] == top and g.deck[-5:] == nxt
     obs = flat_obs(g, p)
-    seen = {int(g.c_guest[c]) for c in np.flatnonzero(obs["seen_in_deck"])}
+    seen = {int(g.guest_on[c]) for c in np.flatnonzero(obs["seen_in_deck"])}
     assert seen == set(top) - set(g.marks)
     for k in range(1, 6):
         q = (p + k) % 6
-        s = {int(g.c_guest[c]) for c in np.flatnonzero(flat_obs(g, q)["seen_in_deck"])}
+        s = {int(g.guest_on[c]) for c in np.flatnonzero(flat_obs(g, q)["seen_in_deck"])}
         assert s == {nxt[k - 1]} - set(g.marks)
 
 
@@ -107,7 +108,7 @@ def test_dentist_target_chooses_a_line_told_privately():
     steal_mark(g, "Dentist")
     other_before = flat_obs(g, r)["candidates"].copy()
     do(g, seat_action(g, p, q))
-    assert g.current_player() == q and g.frames[-1][0] == DENTIST
+    assert g.current_player() == q and g.decision_kind == DENTIST
     lines = np.flatnonzero(g.legal_action_mask()[g.OFF_LINE : g.OFF_LINE + 12])
     assert set(lines) == {3, 6 + 4}  # row 3 or column 4
     do(g, g.OFF_LINE + 6 + 4)  # column 4
@@ -117,7 +118,7 @@ def test_dentist_target_chooses_a_line_told_privately():
     told = flat_obs(g, q)["dentist_told"][(p - q) % 6]
     assert set(np.flatnonzero(told)) == {at(g, r_, 4) for r_ in range(6)}
     # the used Mark is discarded (exposed) and clean-up draws a new Mark: those cells are public news
-    keep = ~g.c_exp & ~g.g_mark[g.c_guest]
+    keep = ~g.tile_exposed & ~g.is_mark[g.guest_on]
     np.testing.assert_array_equal(flat_obs(g, r)["candidates"][:, keep], other_before[:, keep])
 
 
@@ -127,7 +128,7 @@ def test_dentist_on_an_exposed_player_tells_nothing():
     g._flip(g._guest_cell(q), -1)
     steal_mark(g, "Dentist")
     do(g, seat_action(g, p, q))
-    assert g.current_player() == (p + 1) % 6 and g.frames[-1][0] == ACTION
+    assert g.current_player() == (p + 1) % 6 and g.decision_kind == ACTION
     assert not g.dentist_records
 
 
@@ -139,7 +140,7 @@ def test_engineer_exposes_any_tile_and_pays_the_reward():
     steal_mark(g, "Engineer")
     stash = g.stash[p]
     do(g, g.OFF_CELL + at(g, 4, 5))
-    assert g.p_exp[q] and g.stash[p] == stash + 1
+    assert g.player_exposed[q] and g.stash[p] == stash + 1
 
 
 def test_firefighter_rearranges_a_row():
@@ -147,12 +148,12 @@ def test_firefighter_rearranges_a_row():
     steal_mark(g, "Firefighter")
     do(g, g.OFF_LINE + 4)  # row 4
     row = [at(g, 4, c) for c in range(6)]
-    old = [int(g.c_guest[c]) for c in row]
+    old = [int(g.guest_on[c]) for c in row]
     want = [old[i] for i in (5, 3, 4, 0, 2, 1)]
     for i in range(5):
         assert legal_cells(g) == set(row[i:])
-        do(g, g.OFF_CELL + int(g.g_cell[want[i]]))
-    assert [int(g.c_guest[c]) for c in row] == want
+        do(g, g.OFF_CELL + int(g.cell_of_guest[want[i]]))
+    assert [int(g.guest_on[c]) for c in row] == want
 
 
 def test_lawyer_puts_a_wallet_on_each_exposed_tile():
@@ -160,35 +161,37 @@ def test_lawyer_puts_a_wallet_on_each_exposed_tile():
     make_mark(g, "Lawyer")
     put(g, "Lawyer", at(g, 0, 0))
     for c in (at(g, 5, 5), at(g, 3, 3)):
-        if g.g_owner[g.c_guest[c]] < 0:
-            g.c_exp[c] = True
-    exposed_before = g.c_exp.copy()
-    before = g.c_wal.copy()
+        if g.holder_of[g.guest_on[c]] < 0:
+            g.tile_exposed[c] = True
+    exposed_before = g.tile_exposed.copy()
+    before = g.wallets_on.copy()
     steal_mark(g, "Lawyer")
     mark_cell = cell_of(g, "Lawyer")
-    diff = g.c_wal - before
+    diff = g.wallets_on - before
     diff[mark_cell] += 1  # the stolen Wallet
     assert (diff[exposed_before] == 1).all()
-    assert (diff[~g.c_exp] == 0).all()
+    assert (diff[~g.tile_exposed] == 0).all()
 
 
 def test_locksmith_takes_two_wallets_onto_its_tile():
     g, p = start(me="Mayor")
     steal_mark(g, "Locksmith")
     lock = cell_of(g, "Locksmith")
-    before = int(g.c_wal[lock])
+    before = int(g.wallets_on[lock])
     assert lock not in legal_cells(g) and g.A_PASS not in g.legal_actions()
     do(g, g.OFF_CELL + at(g, 5, 5))
     do(g, g.OFF_CELL + at(g, 5, 0))
-    assert g.c_wal[lock] == before + 2 and g.c_wal[at(g, 5, 5)] == 1 and g.c_wal[at(g, 5, 0)] == 1
+    assert (
+        g.wallets_on[lock] == before + 2 and g.wallets_on[at(g, 5, 5)] == 1 and g.wallets_on[at(g, 5, 0)] == 1
+    )
 
 
 def test_magician_takes_a_move_action_that_others_cannot_undo():
     g, p = start(me="Mayor")
     steal_mark(g, "Magician")
-    assert g.frames[-1][0] == MOVE1 and g.current_player() == p
+    assert g.decision_kind == MOVE1 and g.current_player() == p
     do(g, g.OFF_SWAP + 0)  # cells (0,0)-(0,1)
-    assert g.frames[-1][0] == MOVE2 and not g.legal_action_mask()[0]  # own second swap may not undo
+    assert g.decision_kind == MOVE2 and not g.legal_action_mask()[0]  # own second swap may not undo
     do(g, g.OFF_SWAP + 2)  # cells (0,2)-(0,3)
     q = g.current_player()
     assert q != p and not g.legal_action_mask()[0] and not g.legal_action_mask()[2]
@@ -200,7 +203,7 @@ def test_mayor_looks_at_the_top_three():
     top = list(g.deck[:3])
     steal_mark(g, "Mayor")
     assert g.deck[-3:] == top
-    seen = {int(g.c_guest[c]) for c in np.flatnonzero(flat_obs(g, p)["seen_in_deck"])}
+    seen = {int(g.guest_on[c]) for c in np.flatnonzero(flat_obs(g, p)["seen_in_deck"])}
     assert seen == set(top) - set(g.marks)
     q = (p + 1) % 6
     assert not flat_obs(g, q)["seen_in_deck"].any()
@@ -212,9 +215,9 @@ def test_mechanic_steals_again_and_a_second_mark_offers_its_item():
     put(g, "Surgeon", at(g, 2, 2))
     stash = g.stash[p]
     steal_mark(g, "Mechanic")
-    assert g.frames[-1][0] == PICK
+    assert g.decision_kind == PICK
     do(g, g.OFF_STEAL + at(g, 2, 2))
-    assert g.c_exp[at(g, 2, 2)]  # the Surgeon Mark is exposed
+    assert g.tile_exposed[at(g, 2, 2)]  # the Surgeon Mark is exposed
     do(g, g.A_USE)  # Surgeon: +1
     assert g.stash[p] == stash + 3
     assert gid("Surgeon") in g.discard and gid("Mechanic") in g.discard
@@ -223,23 +226,23 @@ def test_mechanic_steals_again_and_a_second_mark_offers_its_item():
 def test_paramedic_puts_a_wallet_on_each_tile_of_a_line():
     g, p = start(me="Mayor")
     steal_mark(g, "Paramedic")
-    before = g.c_wal.copy()
+    before = g.wallets_on.copy()
     do(g, g.OFF_LINE + 6 + 3)  # column 3
     col = [at(g, r, 3) for r in range(6)]
-    assert (g.c_wal[col] == before[col] + 1).all()
+    assert (g.wallets_on[col] == before[col] + 1).all()
     other = np.setdiff1d(np.arange(36), col)
-    assert (g.c_wal[other] == before[other]).all()
+    assert (g.wallets_on[other] == before[other]).all()
 
 
 def test_physicist_swaps_any_two_tiles():
     g, p = start(me="Mayor")
     steal_mark(g, "Physicist")
     a, b = at(g, 0, 5), at(g, 5, 0)
-    ga, gb = int(g.c_guest[a]), int(g.c_guest[b])
+    ga, gb = int(g.guest_on[a]), int(g.guest_on[b])
     do(g, g.OFF_CELL + a)
     assert a not in legal_cells(g)
     do(g, g.OFF_CELL + b)
-    assert g.c_guest[a] == gb and g.c_guest[b] == ga
+    assert g.guest_on[a] == gb and g.guest_on[b] == ga
 
 
 def test_surgeon_gives_a_wallet_into_your_stash():
@@ -254,24 +257,24 @@ def test_teacher_moves_two_wallets_to_two_different_tiles():
     src = at(g, 5, 5)
     do(g, g.OFF_CELL + src)
     d1, d2 = at(g, 3, 3), at(g, 4, 4)
-    b1, b2 = int(g.c_wal[d1]), int(g.c_wal[d2])
+    b1, b2 = int(g.wallets_on[d1]), int(g.wallets_on[d2])
     assert src not in legal_cells(g)
     do(g, g.OFF_CELL + d1)
     assert d1 not in legal_cells(g)
     do(g, g.OFF_CELL + d2)
-    assert g.c_wal[src] == 0 and g.c_wal[d1] == b1 + 1 and g.c_wal[d2] == b2 + 1
+    assert g.wallets_on[src] == 0 and g.wallets_on[d1] == b1 + 1 and g.wallets_on[d2] == b2 + 1
 
 
 def test_undertaker_gives_up_to_three_tiles_a_wallet():
     g, p = start(me="Mayor")
     steal_mark(g, "Undertaker")
     cells = [at(g, 3, 3), at(g, 4, 4)]
-    before = g.c_wal[cells].copy()
+    before = g.wallets_on[cells].copy()
     do(g, g.OFF_CELL + cells[0])
     assert cells[0] not in legal_cells(g)
     do(g, g.OFF_CELL + cells[1])
     do(g, g.A_PASS)
-    assert (g.c_wal[cells] == before + 1).all() and g.current_player() != p
+    assert (g.wallets_on[cells] == before + 1).all() and g.current_player() != p
 
 
 def test_actor_uses_a_discarded_cards_item():
@@ -291,10 +294,10 @@ def test_farmer_feeds_itself_and_its_surroundings():
     g, p = start(me="Mayor")
     make_mark(g, "Farmer")
     put(g, "Farmer", at(g, 2, 2))
-    before = g.c_wal.copy()
+    before = g.wallets_on.copy()
     steal_mark(g, "Farmer")
     around = [at(g, r, c) for r in (1, 2, 3) for c in (1, 2, 3)]
-    diff = g.c_wal - before
+    diff = g.wallets_on - before
     diff[at(g, 2, 2)] += 1
     assert (diff[around] == 1).all() and diff.sum() == 9
 
@@ -302,29 +305,29 @@ def test_farmer_feeds_itself_and_its_surroundings():
 def test_janitor_takes_one_wallet_from_exposed_tiles():
     g, p = start(me="Mayor")
     make_mark(g, "Janitor")
-    free = [c for c in (at(g, 5, 5), at(g, 5, 0), at(g, 3, 3)) if g.g_owner[g.c_guest[c]] < 0]
+    free = [c for c in (at(g, 5, 5), at(g, 5, 0), at(g, 3, 3)) if g.holder_of[g.guest_on[c]] < 0]
     for c in free[:2]:
-        g.c_exp[c] = True
+        g.tile_exposed[c] = True
     steal_mark(g, "Janitor")
     jan = cell_of(g, "Janitor")
-    before = int(g.c_wal[jan])
+    before = int(g.wallets_on[jan])
     allowed = legal_cells(g)
-    assert allowed == {c for c in np.flatnonzero(g.c_exp & (g.c_wal > 0)) if c != jan}
+    assert allowed == {c for c in np.flatnonzero(g.tile_exposed & (g.wallets_on > 0)) if c != jan}
     for c in free[:2]:
         do(g, g.OFF_CELL + c)
     do(g, g.A_PASS) if g.current_player() == p else None
-    assert g.c_wal[jan] == before + 2
+    assert g.wallets_on[jan] == before + 2
 
 
 def test_nanny_takes_one_and_sends_the_rest_to_the_lost_and_found():
     g, p = start(me="Mayor")
     steal_mark(g, "Nanny")
     c = at(g, 5, 5)
-    g.c_wal[c] = 4
+    g.wallets_on[c] = 4
     g.initial_wallets += 2
     lf, stash = g.lost_found, g.stash[p]
     do(g, g.OFF_CELL + c)
-    assert g.c_wal[c] == 0 and g.stash[p] == stash + 1 and g.lost_found == lf + 3
+    assert g.wallets_on[c] == 0 and g.stash[p] == stash + 1 and g.lost_found == lf + 3
 
 
 def test_nurse_swaps_surrounding_tiles_with_any_tile_up_to_four_times():
@@ -337,12 +340,12 @@ def test_nurse_swaps_surrounding_tiles_with_any_tile_up_to_four_times():
         allowed = legal_cells(g)
         assert allowed == set(np.flatnonzero(g.surround[nurse]))
         a = min(allowed)
-        ga = int(g.c_guest[a])
+        ga = int(g.guest_on[a])
         far = at(g, 5, 5)
-        gf = int(g.c_guest[far])
+        gf = int(g.guest_on[far])
         do(g, g.OFF_CELL + a)
         do(g, g.OFF_CELL + far)
-        assert g.c_guest[a] == gf and g.c_guest[far] == ga
+        assert g.guest_on[a] == gf and g.guest_on[far] == ga
     assert g.current_player() != p  # four swaps at most
 
 
@@ -350,14 +353,14 @@ def test_pilot_is_kept_and_swaps_before_each_turn():
     g, p = start(n=4, me="Mayor")
     steal_mark(g, "Pilot")
     assert g.pilot[p]
-    while g.current_player() != p or g.frames[-1][0] != PILOT:
+    while g.current_player() != p or g.decision_kind != PILOT:
         do(g, g.OFF_SWAP + 5 if g.legal_action_mask()[5] else g.legal_actions()[0])
     pilot = cell_of(g, "Pilot")
     target = at(g, 4, 4) if pilot != at(g, 4, 4) else at(g, 0, 4)
-    gt = int(g.c_guest[target])
+    gt = int(g.guest_on[target])
     do(g, g.OFF_CELL + target)
-    assert cell_of(g, "Pilot") == target and g.g_cell[gt] == pilot
-    assert g.frames[-1][0] == ACTION and g.current_player() == p
+    assert cell_of(g, "Pilot") == target and g.cell_of_guest[gt] == pilot
+    assert g.decision_kind == ACTION and g.current_player() == p
 
 
 def test_senator_pays_players_around_it():
@@ -384,12 +387,12 @@ def test_server_makes_a_player_move_then_takes_a_wallet():
     g.initial_wallets += 2
     steal_mark(g, "Server")
     do(g, seat_action(g, p, q))
-    assert g.current_player() == q and g.frames[-1][0] == MOVE1
+    assert g.current_player() == q and g.decision_kind == MOVE1
     do(g, g.OFF_SWAP + 3)
-    assert g.current_player() == q and g.frames[-1][0] == MOVE2
+    assert g.current_player() == q and g.decision_kind == MOVE2
     do(g, g.OFF_SWAP + 7)
     assert g.stash[q] == 1 and g.stash[p] == 2
-    assert [e for e, _a, _b in g.move_rec[q]] == [3, 7]
+    assert [e for e, _a, _b in g.latest_move[q]] == [3, 7]
 
 
 def test_veterinarian_takes_from_a_neighbour_only():
@@ -408,24 +411,24 @@ def test_artist_takes_all_wallets_of_a_tile():
     g, p = start(me="Mayor")
     steal_mark(g, "Artist")
     c = at(g, 5, 5)
-    g.c_wal[c] = 3
+    g.wallets_on[c] = 3
     g.initial_wallets += 1
     art = cell_of(g, "Artist")
-    before = int(g.c_wal[art])
+    before = int(g.wallets_on[art])
     assert art not in legal_cells(g)
     do(g, g.OFF_CELL + c)
-    assert g.c_wal[c] == 0 and g.c_wal[art] == before + 3
+    assert g.wallets_on[c] == 0 and g.wallets_on[art] == before + 3
 
 
 def test_banker_gains_two_then_swaps_with_any_tile():
     g, p = start(me="Mayor")
     steal_mark(g, "Banker")
     bank = cell_of(g, "Banker")
-    assert g.c_wal[bank] >= 2
-    before = int(g.c_wal[bank])
+    assert g.wallets_on[bank] >= 2
+    before = int(g.wallets_on[bank])
     target = at(g, 5, 5)
     do(g, g.OFF_CELL + target)
-    assert cell_of(g, "Banker") == target and g.c_wal[target] == before
+    assert cell_of(g, "Banker") == target and g.wallets_on[target] == before
 
 
 def test_captain_moves_a_wallet_to_each_chosen_exposed_player():
@@ -438,14 +441,14 @@ def test_captain_moves_a_wallet_to_each_chosen_exposed_player():
     steal_mark(g, "Captain")
     seats = set(np.flatnonzero(g.legal_action_mask()[g.OFF_SEAT : g.OFF_SEAT + 6]))
     assert seats == {1, 4}
-    wq, wr = int(g.c_wal[g._guest_cell(q)]), int(g.c_wal[g._guest_cell(r)])
+    wq, wr = int(g.wallets_on[g._guest_cell(q)]), int(g.wallets_on[g._guest_cell(r)])
     src = at(g, 5, 5) if g._guest_cell(q) != at(g, 5, 5) and g._guest_cell(r) != at(g, 5, 5) else at(g, 0, 5)
     do(g, seat_action(g, p, q))
     do(g, g.OFF_CELL + src)
     assert set(np.flatnonzero(g.legal_action_mask()[g.OFF_SEAT : g.OFF_SEAT + 6])) == {4}
     do(g, seat_action(g, p, r))
     do(g, g.OFF_CELL + src)
-    assert g.c_wal[g._guest_cell(q)] == wq + 1 and g.c_wal[g._guest_cell(r)] == wr + 1
+    assert g.wallets_on[g._guest_cell(q)] == wq + 1 and g.wallets_on[g._guest_cell(r)] == wr + 1
 
 
 def test_clown_swaps_two_exposed_players_cards():
@@ -459,7 +462,7 @@ def test_clown_swaps_two_exposed_players_cards():
     steal_mark(g, "Clown")
     do(g, seat_action(g, p, q))
     do(g, seat_action(g, p, r))
-    assert g.ident[q] == ir and g.ident[r] == iq and g.p_exp[q] and g.p_exp[r]
+    assert g.ident[q] == ir and g.ident[r] == iq and g.player_exposed[q] and g.player_exposed[r]
 
 
 def test_cop_costs_a_wallet_for_each_expose():
@@ -471,7 +474,7 @@ def test_cop_costs_a_wallet_for_each_expose():
     do(g, seat_action(g, p, q))
     assert g.cop[q] == 1 and g.current_player() == q
     expose = np.flatnonzero(g.legal_action_mask()[g.OFF_EXPOSE : g.OFF_EXPOSE + 36])
-    target = next(c for c in expose if g.g_owner[g.c_guest[c]] < 0)
+    target = next(c for c in expose if g.holder_of[g.guest_on[c]] < 0)
     lf = g.lost_found
     do(g, g.OFF_EXPOSE + int(target))
     assert g.stash[q] == 2 and g.lost_found == lf + 1
@@ -484,7 +487,7 @@ def test_judge_discards_marks_and_clean_up_replaces_them():
     m = g.legal_action_mask()[g.OFF_GUEST : g.OFF_GUEST + 36]
     assert set(np.flatnonzero(m)) == set(others)
     do(g, g.OFF_GUEST + others[0])
-    assert others[0] in g.discard and g.c_exp[g.g_cell[others[0]]]
+    assert others[0] in g.discard and g.tile_exposed[g.cell_of_guest[others[0]]]
     do(g, g.A_PASS)
     assert len(g.marks) == 4 and others[0] not in g.marks
 
@@ -496,9 +499,9 @@ def test_panhandler_takes_one_from_each_other_stash():
     g.initial_wallets += 3
     make_mark(g, "Panhandler")
     put(g, "Panhandler", at(g, 0, 0))
-    before = int(g.c_wal[at(g, 0, 0)])
+    before = int(g.wallets_on[at(g, 0, 0)])
     steal_mark(g, "Panhandler")
-    assert g.c_wal[at(g, 0, 0)] == before - 1 + 3
+    assert g.wallets_on[at(g, 0, 0)] == before - 1 + 3
     assert all(g.stash[(p + k) % 6] == 0 for k in range(1, 6))
     assert g.stash[p] == 1
 
@@ -508,7 +511,7 @@ def test_puppeteer_takes_one_wallet_from_any_tile():
     steal_mark(g, "Puppeteer")
     c = at(g, 5, 5)
     do(g, g.OFF_CELL + c)
-    assert g.c_wal[c] == 1 and g.stash[p] == 2
+    assert g.wallets_on[c] == 1 and g.stash[p] == 2
 
 
 def test_realtor_moves_two_between_other_stashes():
@@ -530,10 +533,10 @@ def test_soldier_gives_a_free_move_before_each_turn():
     assert g.soldier[p]
     while g.current_player() != p:
         do(g, g.legal_actions()[0])
-    assert g.frames[-1][0] == MOVE1 and g.legal_action_mask()[g.A_PASS]
+    assert g.decision_kind == MOVE1 and g.legal_action_mask()[g.A_PASS]
     do(g, g.OFF_SWAP + 2)
     do(g, g.OFF_SWAP + 4)
-    assert g.frames[-1][0] == ACTION and g.current_player() == p
+    assert g.decision_kind == ACTION and g.current_player() == p
 
 
 def test_wrestler_draws_until_an_unexposed_guest():
@@ -541,13 +544,13 @@ def test_wrestler_draws_until_an_unexposed_guest():
     make_mark(g, "Wrestler")
     # the top deck card is exposed: it is discarded, the next (unexposed) one is kept
     top, second = g.deck[0], g.deck[1]
-    g.c_exp[g.g_cell[top]] = True
-    g.c_exp[g.g_cell[second]] = False
+    g.tile_exposed[g.cell_of_guest[top]] = True
+    g.tile_exposed[g.cell_of_guest[second]] = False
     steal_mark(g, "Wrestler")
-    assert g.ident[p] == second and not g.p_exp[p]
-    assert gid("Mayor") in g.discard and g.c_exp[cell_of(g, "Mayor")]
+    assert g.ident[p] == second and not g.player_exposed[p]
+    assert gid("Mayor") in g.discard and g.tile_exposed[cell_of(g, "Mayor")]
     assert top in g.discard
-    assert flat_obs(g, p)["identity"][0][g.g_cell[second]] == 1
+    assert flat_obs(g, p)["identity"][0][g.cell_of_guest[second]] == 1
 
 
 def test_declining_an_item_discards_the_mark_without_effect():
@@ -567,7 +570,7 @@ def test_item_choice_out_of_mask_is_refused():
 def test_issue_12_seed_19_mechanic_mark_is_not_re_offered_by_its_own_extra_steal():
     g = new_game(2, 19)
     p = g.current_player()
-    assert g.c_guest[3] == gid("Mechanic") and g.g_mark[gid("Mechanic")] and g.c_wal[3] == 2
+    assert g.guest_on[3] == gid("Mechanic") and g.is_mark[gid("Mechanic")] and g.wallets_on[3] == 2
     do(g, g.OFF_STEAL + 3)
     do(g, g.A_USE)
     do(g, g.OFF_STEAL + 3)  # the Mechanic's extra Steal, from the same tile
@@ -579,7 +582,7 @@ def test_issue_12_seed_19_mechanic_mark_is_not_re_offered_by_its_own_extra_steal
 def test_a_mark_stops_being_a_mark_at_its_first_theft():
     g, p = start(me="Mayor")
     steal_mark(g, "Mechanic", use=None)  # the offer is open
-    assert gid("Mechanic") not in g.marks and not g.g_mark[gid("Mechanic")]
+    assert gid("Mechanic") not in g.marks and not g.is_mark[gid("Mechanic")]
     assert flat_obs(g, p)["marks"][cell_of(g, "Mechanic")] == 0
     g.check_invariants()
 
@@ -592,7 +595,7 @@ def test_actor_mechanic_steal_from_the_actor_tile_does_not_re_offer_the_actor():
     g._discard_card(gid("Mechanic"), -1)
     make_mark(g, "Actor")
     put(g, "Actor", at(g, 1, 2))
-    g.c_wal[at(g, 1, 2)] = 2
+    g.wallets_on[at(g, 1, 2)] = 2
     g.initial_wallets += 1
     steal_mark(g, "Actor")
     do(g, g.OFF_GUEST + gid("Mechanic"))
@@ -603,11 +606,50 @@ def test_actor_mechanic_steal_from_the_actor_tile_does_not_re_offer_the_actor():
 
 def test_an_item_with_no_possible_step_is_still_offered_and_does_nothing():
     g, p = start(me="Mayor")
-    assert not any(g.p_exp)  # the Clown needs two exposed players
-    before = (g.c_wal.copy(), list(g.stash), list(g.ident))
+    assert not any(g.player_exposed)  # the Clown needs two exposed players
+    before = (g.wallets_on.copy(), list(g.stash), list(g.ident))
     steal_mark(g, "Clown", use=None)
     assert g.legal_action_mask()[g.A_USE]
     do(g, g.A_USE)
     assert g.current_player() != p  # nothing to decide: the turn is over
     assert list(g.ident) == before[2] and g.stash[p] == before[1][p] + 1  # only the stolen Wallet
     assert gid("Clown") in g.discard
+
+
+def test_an_item_step_left_without_choices_ends_the_item():
+    # the Locksmith takes 2 Wallets, "fewer only if no Wallet is left elsewhere": with one Wallet
+    # elsewhere, its second step has nothing to choose and the item (and the turn) ends
+    g, p = start(me="Mayor")
+    steal_mark(g, "Locksmith")
+    lock, last = cell_of(g, "Locksmith"), at(g, 5, 5)
+    keep = np.zeros(g.num_tiles, dtype=bool)
+    keep[[lock, last]] = True
+    g.lost_found += int(g.wallets_on[~keep].sum()) + int(g.wallets_on[last]) - 1
+    g.wallets_on[~keep] = 0
+    g.wallets_on[last] = 1
+    g._mask_cache = None
+    before = int(g.wallets_on[lock])
+    assert legal_cells(g) == {last}
+    do(g, g.OFF_CELL + last)
+    assert g.wallets_on[lock] == before + 1 and g.wallets_on[last] == 0
+    assert g.decision_kind == ACTION and g.current_player() == (p + 1) % 6
+    g.check_invariants()
+
+
+def test_a_game_in_the_middle_of_an_item_pickles_and_plays_on_alike():
+    import pickle
+
+    g, p = start(me="Mayor")
+    steal_mark(g, "Accountant")
+    assert g.decision_kind == PICK
+    copy = pickle.loads(pickle.dumps(g))
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        if g.is_terminal():
+            break
+        assert np.array_equal(copy.legal_action_mask(), g.legal_action_mask())
+        assert np.array_equal(copy.observation(g.current_player()), g.observation(g.current_player()))
+        action = int(rng.choice(g.legal_actions()))
+        g.apply_action(action)
+        copy.apply_action(action)
+    assert copy.is_terminal() == g.is_terminal()

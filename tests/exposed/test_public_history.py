@@ -18,7 +18,7 @@ import pytest
 
 from envs.exposed.baseline import ScriptedExposedPolicy
 from envs.exposed.data import GUEST_INDEX, WIN_WALLETS
-from envs.exposed.rules import ACTION, B_GUEST, B_STEAL, DENTIST, OFFER, PICK, SNITCH_FLIP, Exposed
+from envs.exposed.rules import ACTION, B_GUEST, B_STEAL, DENTIST, OFFER, PICK, SNITCH_FLIP, Exposed, ItemStep
 from envs.exposed_v0 import SPEC
 
 from .helpers import at, plain, put, set_identity, start
@@ -45,12 +45,14 @@ class PublicRecord:
 
     def before(self, g: Exposed, action: int) -> dict:
         """Facts the action itself tells (read before it changes the table)."""
-        frame = g.frames[-1]
-        kind, d = frame[0], frame[1]
-        cg = g.c_guest
+        decision = g.decision
+        kind, d = decision.kind, decision.player
+        detail = decision.args[1] if len(decision.args) > 1 else None  # Guest, asker or ItemStep
+        step = detail if isinstance(detail, ItemStep) else None
+        cg = g.guest_on
         where = np.zeros(self.t, dtype=bool)
         steal = g.OFF_STEAL <= action < g.OFF_EXPOSE and (
-            kind == ACTION or (kind == PICK and frame[2] == B_STEAL)
+            kind == ACTION or (kind == PICK and step.block == B_STEAL)
         )
         if steal:  # the thief's Guest surrounds the robbed tile, or is it
             where[cg[g.near[action - g.OFF_STEAL]]] = True
@@ -62,30 +64,30 @@ class PublicRecord:
             shown = (d + action - g.OFF_SNITCH) % self.n
             where[g.ident[d]] = True
             self._fact(d, where, observer=shown)
-        elif kind == SNITCH_FLIP or (kind == PICK and frame[3] == "_m_not_own"):  # not your own tile
+        elif kind == SNITCH_FLIP or (kind == PICK and step.allowed is Exposed._cells_but_own):  # not your own
             where[:] = True
             where[cg[action - g.OFF_CELL]] = False
             self._fact(d, where)
         elif kind == DENTIST:  # the target tells the asker a line holding its Guest
             where[cg[g.line_mask[action - g.OFF_LINE]]] = True
-            self._fact(d, where, observer=frame[2])
-        senator = (kind == OFFER and frame[2] == SENATOR and action == g.A_USE) or (
+            self._fact(d, where, observer=detail)
+        senator = (kind == OFFER and detail == SENATOR and action == g.A_USE) or (
             kind == PICK
-            and frame[2] == B_GUEST
-            and frame[6] == "_use_item"
+            and step.block == B_GUEST
+            and step.then is Exposed._use_item
             and action - g.OFF_GUEST == SENATOR
         )
         return {
-            "mark_stolen": steal and bool(g.g_mark[cg[action - g.OFF_STEAL]]),
-            "senator": int(g.g_cell[SENATOR]) if senator else -1,
+            "mark_stolen": steal and bool(g.is_mark[cg[action - g.OFF_STEAL]]),
+            "senator": int(g.cell_of_guest[SENATOR]) if senator else -1,
             "stash": list(g.stash),
-            "unexposed": [not x for x in g.p_exp],
+            "unexposed": [not x for x in g.player_exposed],
         }
 
     def after(self, g: Exposed, seen: dict) -> None:
         """Facts the public outcome tells."""
         if seen["mark_stolen"] and not g.is_terminal():  # always offered: the offer tells nothing
-            assert g.frames[-1][0] == OFFER
+            assert g.decision_kind == OFFER
         for q in range(self.n):
             if g.epoch[q] != self.epoch[q]:  # a new card: what was known of the old one is void
                 self.epoch[q] = g.epoch[q]
@@ -93,15 +95,15 @@ class PublicRecord:
                 self.private[:, q] = True
         if seen["senator"] >= 0:  # paid players' Guests surround the Senator, the others' do not
             around = np.zeros(self.t, dtype=bool)
-            around[g.c_guest[g.surround[seen["senator"]]]] = True
+            around[g.guest_on[g.surround[seen["senator"]]]] = True
             for q in range(self.n):
-                if seen["unexposed"][q] and not g.p_exp[q]:
+                if seen["unexposed"][q] and not g.player_exposed[q]:
                     paid = g.stash[q] > seen["stash"][q]
                     self._fact(q, around if paid else ~around)
         if not g.is_terminal():  # the game goes on: nobody unexposed holds 7 Wallets
-            on_guest = g.c_wal[g.g_cell]
+            on_guest = g.wallets_on[g.cell_of_guest]
             for q in range(self.n):
-                if not g.p_exp[q]:
+                if not g.player_exposed[q]:
                     self._fact(q, g.stash[q] + on_guest < WIN_WALLETS)
         self.steps += 1
 
@@ -111,11 +113,11 @@ class PublicRecord:
 
 def _check(g: Exposed, record: PublicRecord, s: Exposed, p: int) -> None:
     """The resampled state `s` (for seat p) agrees with the table and with everything p knows."""
-    for name in ("c_guest", "c_wal", "c_exp", "g_mark", "g_disc"):
+    for name in ("guest_on", "wallets_on", "tile_exposed", "is_mark", "is_discarded"):
         assert np.array_equal(getattr(s, name), getattr(g, name)), name
-    assert (s.stash, s.p_exp, s.marks, s.stolen, s.discard) == (
+    assert (s.stash, s.player_exposed, s.marks, s.stolen, s.discard) == (
         g.stash,
-        g.p_exp,
+        g.player_exposed,
         g.marks,
         g.stolen,
         g.discard,
@@ -129,7 +131,7 @@ def _check(g: Exposed, record: PublicRecord, s: Exposed, p: int) -> None:
     s.check_invariants()
     assert s.ident[p] == g.ident[p]
     for q in range(g.num_players):
-        if g.p_exp[q]:
+        if g.player_exposed[q]:
             assert s.ident[q] == g.ident[q]
         assert record.allowed(p, q)[s.ident[q]], (
             f"seat {p}'s draw gives seat {q} a Guest the history rules out"
@@ -185,16 +187,16 @@ def test_a_past_seven_wallet_deduction_survives_the_wallets_leaving():
     put(g, "Lawyer", at(g, 3, 3))
     corner = at(g, 0, 0)
     plain(g, corner)
-    g.c_wal[corner] = 6
+    g.wallets_on[corner] = 6
     g.stash[q] = 1
-    g.initial_wallets = int(g.c_wal.sum()) + 1
+    g.initial_wallets = int(g.wallets_on.sum()) + 1
     record = PublicRecord(g)
     edge = g.edge_of
     for a, b in [((2, 0), (2, 1)), ((3, 0), (3, 1)), ((0, 2), (0, 3)), ((1, 2), (1, 3))]:  # p, then q, moves
         _play(g, record, edge[(at(g, *a), at(g, *b))])
     assert g.current_player() == p
     _play(g, record, g.OFF_STEAL + corner)  # the tile drops to 5: 5 + 1 < 7 today
-    assert g.c_wal[corner] == 5 and not record.allowed(p, q)[g.c_guest[corner]]
+    assert g.wallets_on[corner] == 5 and not record.allowed(p, q)[g.guest_on[corner]]
     rng = np.random.default_rng(3)
     for _ in range(150):
         _check(g, record, g.resample_hidden(p, rng), p)

@@ -61,7 +61,7 @@ def test_text_shows_the_game_not_engine_internals():
 @pytest.mark.parametrize("n", [2, 4, 6])
 def test_every_guest_name_is_shown_in_full_in_text_and_picture(monkeypatch, n):
     g = new_game(n, seed=1)
-    names = {GUESTS[x].name for x in g.c_guest}
+    names = {GUESTS[x].name for x in g.guest_on}
     for player in (None, 0):
         text = g.to_string(player)
         grid_words = set(text.split())
@@ -107,17 +107,17 @@ def test_decisions_are_worded():
     p = g.current_player()
     assert f"Now: player {p} chooses an action: Move, Steal, Expose or Snitch." in g.to_string(p)
     g.apply_action(g.OFF_SWAP)  # the first swap of a Move
-    assert g.frames[-1][0] == MOVE2
+    assert g.decision_kind == MOVE2
     assert f"Now: player {p} makes the second swap of the Move" in g.to_string((p + 1) % 4)
     # a Mark next to the player's Guest, stolen: the item is offered in words
     g = new_game(4, seed=5)
     p = g.current_player()
     mark = g.marks[0]
-    own = int(g.g_cell[g.ident[p]])
+    own = int(g.cell_of_guest[g.ident[p]])
     put(g, GUESTS[mark].name, own + 1 if own % g.side < g.side - 1 else own - 1)  # a neighbour
-    g.c_wal[g.g_cell[mark]] = 1
-    g.apply_action(g.OFF_STEAL + int(g.g_cell[mark]))
-    assert g.frames[-1][0] == OFFER
+    g.wallets_on[g.cell_of_guest[mark]] = 1
+    g.apply_action(g.OFF_STEAL + int(g.cell_of_guest[mark]))
+    assert g.decision_kind == OFFER
     assert f"stole from the {GUESTS[mark].name} Mark: use its item now, or pass?" in g.to_string(None)
     assert gid(GUESTS[mark].name) in g.stolen
 
@@ -143,3 +143,11 @@ def test_picture_has_the_header_and_a_legend_for_every_mark(monkeypatch):
     seat = drawn_texts(monkeypatch, g, 0)
     assert "your Guest" in seat and "P0 (you)" in seat
     assert "your Guest" not in drawn_texts(monkeypatch, g, None)
+
+
+def test_the_decision_kinds_render_words_are_those_of_the_rules():
+    from envs.exposed import render, rules
+
+    names = ("ACTION", "MOVE1", "MOVE2", "SNITCH_FLIP", "OFFER", "PICK", "DENTIST", "PILOT")
+    assert [getattr(render, name) for name in names] == [getattr(rules, name) for name in names]
+    assert len(names) == rules.NUM_DECISIONS

@@ -36,12 +36,12 @@ def _hidden_twin(g: Exposed, p: int) -> Exposed | None:
     allowed by every deduction). None when no such exchange exists."""
     bit = 1 << p
     for q in range(g.num_players):
-        if q == p or g.p_exp[q] or g.known_by[q] & bit:
+        if q == p or g.player_exposed[q] or g.known_by[q] & bit:
             continue
         for i, x in enumerate(g.deck):
-            total = g.stash[q] + g.c_wal[g.g_cell[x]]
-            fits = g.public_cand[q, x] and g.dentist_cand[:, q, x].all() and total < 7
-            if not g.deck_seen[i] and not g.c_exp[g.g_cell[x]] and fits:
+            total = g.stash[q] + g.wallets_on[g.cell_of_guest[x]]
+            fits = g.public_candidates[q, x] and g.dentist_candidates[:, q, x].all() and total < 7
+            if not g.deck_seen[i] and not g.tile_exposed[g.cell_of_guest[x]] and fits:
                 twin = g.clone()
                 swap_cards(twin, twin.ident[q], x)
                 return twin
@@ -92,14 +92,14 @@ def test_a_dentist_answer_between_two_others_does_not_shape_my_draw():
         set_identity(g, q, "Lawyer")
         steal_mark(g, "Dentist")
         do(g, seat_action(g, r, q))
-        assert g.frames[-1][0] == DENTIST and g.current_player() == q
+        assert g.decision_kind == DENTIST and g.current_player() == q
         c = g._guest_cell(q)
         line = c // g.side if line_kind == "row" else g.side + c % g.side
         do(g, g.OFF_LINE + line)
         assert g.current_player() == q  # q's own turn: Snitch to p, then flip a plain tile
         do(g, g.OFF_SNITCH + (p - q) % 6)
-        flip = next(x for x in g.deck if not g.c_exp[g.g_cell[x]])
-        do(g, g.OFF_CELL + int(g.g_cell[flip]))
+        flip = next(x for x in g.deck if not g.tile_exposed[g.cell_of_guest[x]])
+        do(g, g.OFF_CELL + int(g.cell_of_guest[flip]))
         worlds.append(g)
     a, b = worlds
     assert a.dentist_records[0][3] != b.dentist_records[0][3]
@@ -118,7 +118,7 @@ def test_a_draw_never_falls_back_to_the_true_cards():
     allowed = [
         x
         for x in [g.ident[q], *g.deck]
-        if g.public_cand[q, x] and not g.c_exp[g.g_cell[x]] and x != g.ident[p]
+        if g.public_candidates[q, x] and not g.tile_exposed[g.cell_of_guest[x]] and x != g.ident[p]
     ]
     rng = np.random.default_rng(0)
     drawn = {g.resample_hidden(p, rng).ident[q] for _ in range(400)}

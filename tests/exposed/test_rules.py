@@ -31,21 +31,21 @@ def test_setup_grid_marks_and_identities(n, side, marks):
     g = new_game(n, seed=n)
     assert g.side == side and g.num_tiles == side * side and len(g.marks) == marks
     used = set(guests_for(n))
-    assert set(g.c_guest.tolist()) == used
+    assert set(g.guest_on.tolist()) == used
     if n == 2:
         assert all(GUESTS[x].marker == "" for x in used)
     if n <= 4:
         assert all(GUESTS[x].marker != "5+" for x in used)
     assert len(set(g.ident)) == n and not set(g.ident) & set(g.marks)
     assert len(g.deck) == side * side - n - marks
-    assert not g.c_exp.any() and g.stash == [0] * n
+    assert not g.tile_exposed.any() and g.stash == [0] * n
 
 
 def test_setup_wallets_one_each_two_on_corners():
     g = new_game(5, seed=1)
     corners = [0, 5, 30, 35]
-    assert (g.c_wal[corners] == 2).all()
-    assert (np.delete(g.c_wal, corners) == 1).all()
+    assert (g.wallets_on[corners] == 2).all()
+    assert (np.delete(g.wallets_on, corners) == 1).all()
 
 
 def test_first_player_is_random():
@@ -65,10 +65,10 @@ def test_bad_config_is_refused():
 def test_move_is_two_swaps_of_adjacent_tiles():
     g, p = start(n=4)
     a, b = g.edges[0]
-    ga, gb = int(g.c_guest[a]), int(g.c_guest[b])
+    ga, gb = int(g.guest_on[a]), int(g.guest_on[b])
     do(g, g.OFF_SWAP + 0)
-    assert g.frames[-1][0] == MOVE2 and g.current_player() == p
-    assert g.c_guest[a] == gb and g.c_guest[b] == ga
+    assert g.decision_kind == MOVE2 and g.current_player() == p
+    assert g.guest_on[a] == gb and g.guest_on[b] == ga
     do(g, g.OFF_SWAP + 10)
     assert g.current_player() == (p + 1) % 4
 
@@ -92,7 +92,7 @@ def test_faq_no_player_may_undo_either_swap_until_the_mover_plays_again():
     if g.current_player() == r:
         do(g, g.A_PASS)
     assert g.current_player() == p
-    assert g.move_rec[p] == []  # p's new turn lifts the restriction
+    assert g.latest_move[p] == []  # p's new turn lifts the restriction
     assert q != p
 
 
@@ -109,18 +109,18 @@ def test_steal_only_from_surrounding_tiles_or_yourself_while_unexposed():
     g, p = start(n=4)
     m = g.legal_action_mask()[g.OFF_STEAL : g.OFF_STEAL + 25]
     own = cell_of(g, "Mayor")
-    want = set(np.flatnonzero(g.surround[own] & (g.c_wal > 0))) | {own}
+    want = set(np.flatnonzero(g.surround[own] & (g.wallets_on > 0))) | {own}
     assert set(np.flatnonzero(m)) == want
     do(g, g.OFF_STEAL + own)  # FAQ: you can steal from your own Guest
-    assert g.stash[p] == 1 and g.c_wal[own] == 0
+    assert g.stash[p] == 1 and g.wallets_on[own] == 0
 
 
 def test_an_illegal_steal_says_which_steal_condition_it_fails():
     """One Steal rule feeds the mask of the Steal action, the Mechanic's extra Steal and the reason."""
     g, p = start(n=4)  # p's Mayor at (1, 1)
     empty = at(g, 0, 1)
-    g.lost_found += int(g.c_wal[empty])
-    g.c_wal[empty] = 0
+    g.lost_found += int(g.wallets_on[empty])
+    g.wallets_on[empty] = 0
     g._mask_cache = None
     with pytest.raises(IllegalActionError, match="no Wallet to steal"):
         do(g, g.OFF_STEAL + empty)
@@ -133,7 +133,7 @@ def test_an_illegal_steal_says_which_steal_condition_it_fails():
         do(g, g.OFF_STEAL + at(g, 3, 3))
     g._flip(cell_of(g, "Mayor"), -1)  # exposed: your own tile is out of reach
     g._mask_cache = None
-    assert g.c_wal[cell_of(g, "Mayor")] > 0
+    assert g.wallets_on[cell_of(g, "Mayor")] > 0
     with pytest.raises(IllegalActionError, match="or your own while unexposed"):
         do(g, g.OFF_STEAL + cell_of(g, "Mayor"))
 
@@ -141,9 +141,9 @@ def test_an_illegal_steal_says_which_steal_condition_it_fails():
 def test_steal_takes_exactly_one_wallet():
     g, p = start(n=4)
     c = at(g, 0, 0)
-    assert g.c_wal[c] == 2
+    assert g.wallets_on[c] == 2
     do(g, g.OFF_STEAL + c)
-    assert g.c_wal[c] == 1 and g.stash[p] == 1
+    assert g.wallets_on[c] == 1 and g.stash[p] == 1
 
 
 def test_exposed_player_steals_onto_their_guest_and_not_from_themselves():
@@ -152,9 +152,9 @@ def test_exposed_player_steals_onto_their_guest_and_not_from_themselves():
     g._mask_cache = None
     own = cell_of(g, "Mayor")
     assert not g.legal_action_mask()[g.OFF_STEAL + own]
-    before = int(g.c_wal[own])
+    before = int(g.wallets_on[own])
     do(g, g.OFF_STEAL + at(g, 0, 0))
-    assert g.stash[p] == 0 and g.c_wal[own] == before + 1
+    assert g.stash[p] == 0 and g.wallets_on[own] == before + 1
 
 
 def test_steal_from_a_mark_exposes_it_offers_the_item_and_discards_it():
@@ -162,7 +162,7 @@ def test_steal_from_a_mark_exposes_it_offers_the_item_and_discards_it():
     make_mark(g, "Surgeon")
     put(g, "Surgeon", at(g, 0, 0))  # 2 Wallets there: one steal is enough
     do(g, g.OFF_STEAL + at(g, 0, 0))
-    assert g.c_exp[at(g, 0, 0)] and g.legal_action_mask()[g.A_USE] and g.legal_action_mask()[g.A_PASS]
+    assert g.tile_exposed[at(g, 0, 0)] and g.legal_action_mask()[g.A_USE] and g.legal_action_mask()[g.A_PASS]
     do(g, g.A_USE)
     assert gid("Surgeon") in g.discard and gid("Surgeon") not in g.marks
     assert len(g.marks) == 3  # clean-up drew a replacement
@@ -173,7 +173,7 @@ def test_moving_wallets_off_a_mark_by_item_does_not_trigger_it():
     g, p = start(n=6)
     make_mark(g, "Surgeon")
     put(g, "Surgeon", at(g, 4, 4))
-    g.c_wal[at(g, 4, 4)] = 2
+    g.wallets_on[at(g, 4, 4)] = 2
     g.initial_wallets += 1
     steal_mark(g, "Puppeteer")
     do(g, g.OFF_CELL + at(g, 4, 4))
@@ -184,10 +184,10 @@ def test_moving_wallets_off_a_mark_by_item_does_not_trigger_it():
 def test_expose_only_in_your_row_or_column_unexposed_and_not_yourself():
     g, p = start(n=4)
     own = cell_of(g, "Mayor")
-    g.c_exp[at(g, 1, 4)] = g.g_owner[g.c_guest[at(g, 1, 4)]] < 0  # an exposed tile is no target
+    g.tile_exposed[at(g, 1, 4)] = g.holder_of[g.guest_on[at(g, 1, 4)]] < 0  # an exposed tile is no target
     g._mask_cache = None
     m = g.legal_action_mask()[g.OFF_EXPOSE : g.OFF_EXPOSE + 25]
-    want = {c for c in range(25) if (c // 5 == 1 or c % 5 == 1) and c != own and not g.c_exp[c]}
+    want = {c for c in range(25) if (c // 5 == 1 or c % 5 == 1) and c != own and not g.tile_exposed[c]}
     assert set(np.flatnonzero(m)) == want
 
 
@@ -198,11 +198,11 @@ def test_exposing_a_player_reward_stash_onto_guest_half_to_lost_and_found():
     put(g, "Lawyer", at(g, 1, 3))
     g.stash[q] = 4
     g.initial_wallets += 4
-    g.c_wal[at(g, 1, 3)] = 1  # Stash 4 + tile 1 = 5; half (2) to the Lost & Found
+    g.wallets_on[at(g, 1, 3)] = 1  # Stash 4 + tile 1 = 5; half (2) to the Lost & Found
     g.lost_found = 5
     g.initial_wallets += 5
     do(g, g.OFF_EXPOSE + at(g, 1, 3))
-    assert g.p_exp[q] and g.stash[q] == 0 and g.c_wal[at(g, 1, 3)] == 3
+    assert g.player_exposed[q] and g.stash[q] == 0 and g.wallets_on[at(g, 1, 3)] == 3
     assert g.stash[p] == 1 and g.lost_found == 5 - 1 + 2
     obs = flat_obs(g, (p + 2) % 4)
     assert obs["identity"][(q - (p + 2)) % 4][at(g, 1, 3)] == 1  # the card is face-up for everyone
@@ -219,9 +219,9 @@ def test_exposure_reward_two_in_the_printed_option():
 
 def test_faq_exposing_a_non_player_has_no_penalty():
     g, p = start(n=4)
-    c = next(c for c in (at(g, 1, 3), at(g, 3, 1)) if g.g_owner[g.c_guest[c]] < 0)
+    c = next(c for c in (at(g, 1, 3), at(g, 3, 1)) if g.holder_of[g.guest_on[c]] < 0)
     do(g, g.OFF_EXPOSE + c)
-    assert g.c_exp[c] and g.stash[p] == 0 and not any(g.p_exp)
+    assert g.tile_exposed[c] and g.stash[p] == 0 and not any(g.player_exposed)
 
 
 # ----------------------------------------------------------------------------- Snitch
@@ -229,14 +229,14 @@ def test_snitch_shows_identity_to_one_player_and_flips_a_tile():
     g, p = start(n=4)
     q, r = (p + 1) % 4, (p + 2) % 4
     do(g, g.OFF_SNITCH + 1)
-    assert g.frames[-1][0] == SNITCH_FLIP
+    assert g.decision_kind == SNITCH_FLIP
     assert cell_of(g, "Mayor") not in set(np.flatnonzero(g.legal_action_mask()[g.OFF_CELL : g.OFF_CELL + 25]))
     assert flat_obs(g, q)["identity"][(p - q) % 4][cell_of(g, "Mayor")] == 1
     assert not flat_obs(g, r)["identity"][(p - r) % 4].any()
     assert flat_obs(g, r)["knows"][(q - r) % 4, (p - r) % 4] == 1  # public: q was shown p
     c = at(g, 4, 4)
     do(g, g.OFF_CELL + c)
-    assert g.c_exp[c] and not g.p_exp[p]
+    assert g.tile_exposed[c] and not g.player_exposed[p]
 
 
 def test_snitch_only_while_unexposed_and_only_to_unexposed_players():
@@ -258,18 +258,18 @@ def test_snitch_flip_that_exposes_a_player_pays_the_reward():
     put(g, "Lawyer", at(g, 4, 4))
     do(g, g.OFF_SNITCH + 2)
     do(g, g.OFF_CELL + at(g, 4, 4))
-    assert g.p_exp[q] and g.stash[p] == 1
+    assert g.player_exposed[q] and g.stash[p] == 1
 
 
 # ----------------------------------------------------------------------------- clean-up
 def test_cleanup_discards_marks_without_wallets_and_exposes_them():
     g, p = start(n=4)
     m = g.marks[0]
-    g.lost_found += int(g.c_wal[g.g_cell[m]])
-    g.c_wal[g.g_cell[m]] = 0
+    g.lost_found += int(g.wallets_on[g.cell_of_guest[m]])
+    g.wallets_on[g.cell_of_guest[m]] = 0
     do(g, g.OFF_SWAP + 0)
     do(g, g.OFF_SWAP + 10)
-    assert m in g.discard and g.c_exp[g.g_cell[m]] and len(g.marks) == 3
+    assert m in g.discard and g.tile_exposed[g.cell_of_guest[m]] and len(g.marks) == 3
 
 
 def test_new_empty_mark_is_discarded_exposed_and_redrawn():
@@ -277,11 +277,11 @@ def test_new_empty_mark_is_discarded_exposed_and_redrawn():
     m = g.marks[0]
     top, second = g.deck[0], g.deck[1]
     for x in (m, top):
-        g.lost_found += int(g.c_wal[g.g_cell[x]])
-        g.c_wal[g.g_cell[x]] = 0
+        g.lost_found += int(g.wallets_on[g.cell_of_guest[x]])
+        g.wallets_on[g.cell_of_guest[x]] = 0
     do(g, g.OFF_SWAP + 0)
     do(g, g.OFF_SWAP + 10)
-    assert top in g.discard and g.c_exp[g.g_cell[top]] and second in g.marks
+    assert top in g.discard and g.tile_exposed[g.cell_of_guest[top]] and second in g.marks
 
 
 def test_printed_option_puts_a_wallet_on_an_empty_new_mark():
@@ -289,24 +289,28 @@ def test_printed_option_puts_a_wallet_on_an_empty_new_mark():
     m = g.marks[0]
     top = g.deck[0]
     for x in (m, top):
-        g.lost_found += int(g.c_wal[g.g_cell[x]])
-        g.c_wal[g.g_cell[x]] = 0
+        g.lost_found += int(g.wallets_on[g.cell_of_guest[x]])
+        g.wallets_on[g.cell_of_guest[x]] = 0
     do(g, g.OFF_SWAP + 0)
     do(g, g.OFF_SWAP + 10)
-    assert top in g.marks and g.c_wal[g.g_cell[top]] == 1 and not g.c_exp[g.g_cell[top]]
+    assert (
+        top in g.marks
+        and g.wallets_on[g.cell_of_guest[top]] == 1
+        and not g.tile_exposed[g.cell_of_guest[top]]
+    )
 
 
 def test_no_marks_drawn_once_the_deck_is_empty():
     g, p = start(n=2)
     g.discard.extend(g.deck)
     for x in g.deck:
-        g.g_disc[x] = True
-        g.c_exp[g.g_cell[x]] = True
+        g.is_discarded[x] = True
+        g.tile_exposed[g.cell_of_guest[x]] = True
     g.deck.clear()
     g.deck_seen.clear()
     m = g.marks[0]
-    g.lost_found += int(g.c_wal[g.g_cell[m]])
-    g.c_wal[g.g_cell[m]] = 0
+    g.lost_found += int(g.wallets_on[g.cell_of_guest[m]])
+    g.wallets_on[g.cell_of_guest[m]] = 0
     do(g, g.OFF_SWAP + 0)
     do(g, g.OFF_SWAP + 10)
     assert len(g.marks) == 1 and not g.is_terminal()
@@ -329,7 +333,7 @@ def test_seven_wallets_counting_the_guest_tile_wins():
     g.stash[p] = 5
     g.initial_wallets += 5
     own = cell_of(g, "Mayor")
-    g.c_wal[own] = 1
+    g.wallets_on[own] = 1
     do(g, g.OFF_STEAL + at(g, 0, 0))  # 6 in Stash + 1 on the tile
     assert g.is_terminal() and g.winners == [p]
 
@@ -341,7 +345,7 @@ def test_wallets_put_on_your_tile_by_others_count_and_end_the_game_at_once():
     put(g, "Lawyer", at(g, 4, 4))
     g.stash[q] = 5
     g.initial_wallets += 5
-    g.c_wal[at(g, 4, 4)] = 0
+    g.wallets_on[at(g, 4, 4)] = 0
     steal_mark(g, "Accountant")
     do(g, g.OFF_CELL + at(g, 4, 4))  # p piles Wallets on q's secret tile
     do(g, g.OFF_CELL + at(g, 5, 5))
@@ -358,7 +362,7 @@ def test_simultaneous_end_the_unexposed_player_beats_seven_wallets():
     put(g, "Lawyer", at(g, 1, 4))
     g.stash[p] = 6  # the reward makes 7 while q's exposure leaves p alone unexposed
     g.initial_wallets += 6
-    g.c_wal[cell_of(g, "Mayor")] = 0
+    g.wallets_on[cell_of(g, "Mayor")] = 0
     do(g, g.OFF_EXPOSE + at(g, 1, 4))
     assert g.winners == [p]
 
@@ -369,15 +373,15 @@ def test_simultaneous_sevens_most_wallets_then_shared():
     g.stash[q] = 7
     g.stash[p] = 7
     g.initial_wallets += 14
-    g.c_wal[g._guest_cell(q)] = 1
-    g.c_wal[cell_of(g, "Mayor")] = 0
+    g.wallets_on[g._guest_cell(q)] = 1
+    g.wallets_on[cell_of(g, "Mayor")] = 0
     do(g, g.OFF_SWAP + 0)
     assert g.winners == [q]
     g, p = start(n=4, seed=3)
     q = (p + 1) % 4
     g.stash[q] = g.stash[p] = 7
     g.initial_wallets += 14
-    g.c_wal[g._guest_cell(q)] = g.c_wal[cell_of(g, "Mayor")] = 0
+    g.wallets_on[g._guest_cell(q)] = g.wallets_on[cell_of(g, "Mayor")] = 0
     do(g, g.OFF_SWAP + 0)
     assert sorted(g.winners) == sorted([p, q]) and g.returns()[p] == g.returns()[q] == 1.0
 
@@ -388,8 +392,8 @@ def test_item_exposure_pays_the_user_but_not_for_exposing_yourself():
     steal_mark(g, "Engineer")
     stash = g.stash[p]
     do(g, g.OFF_CELL + cell_of(g, "Mayor"))  # the Engineer may expose any tile, even your own
-    assert g.p_exp[p] and g.stash[p] == 0
-    assert g.c_wal[cell_of(g, "Mayor")] + g.lost_found >= stash  # Stash went onto the Guest
+    assert g.player_exposed[p] and g.stash[p] == 0
+    assert g.wallets_on[cell_of(g, "Mayor")] + g.lost_found >= stash  # Stash went onto the Guest
 
 
 def test_illegal_action_changes_nothing():
@@ -397,7 +401,7 @@ def test_illegal_action_changes_nothing():
     before = g.to_string()
     with pytest.raises(IllegalActionError):
         do(g, g.OFF_EXPOSE + cell_of(g, "Mayor"))
-    assert g.to_string() == before and g.frames[-1][0] == ACTION
+    assert g.to_string() == before and g.decision_kind == ACTION
 
 
 def test_seat_actions_are_relative():
@@ -422,12 +426,12 @@ def test_pilot_and_soldier_turn_options_can_be_passed():
     g, p = start(n=6)
     g.kept[p, 0] = g.kept[p, 1] = 1
     g.kept_any = True
-    g.frames = []
+    g.flow.clear()
     g._start_turn(p)
     g._mask_cache = None
-    assert g.frames[-1][0] == PILOT and g.legal_action_mask()[g.A_PASS]
+    assert g.decision_kind == PILOT and g.legal_action_mask()[g.A_PASS]
     do(g, g.A_PASS)
-    assert g.frames[-1][0] == MOVE1 and g.legal_action_mask()[g.A_PASS]
+    assert g.decision_kind == MOVE1 and g.legal_action_mask()[g.A_PASS]
     do(g, g.A_PASS)
-    assert g.frames[-1][0] == ACTION and g.current_player() == p
+    assert g.decision_kind == ACTION and g.current_player() == p
     assert list(flat_obs(g, (p + 1) % 6)["kept_items"][(p - p - 1) % 6]) == [1, 1, 0]

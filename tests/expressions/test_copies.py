@@ -12,20 +12,24 @@ import numpy as np
 import pytest
 
 from envs.core import Layout
+from envs.core.flow import TurnFlow
+from envs.core.observer import Observer
 from envs.expressions.rules import Expressions, any_deal, mix_deal, random_deal
 from envs.expressions_v0 import SPEC
 
 from .test_information import random_states
 from .test_rules import deal, guess, play
 
-COPIED = {*Expressions.MUTABLE_LISTS, *Expressions.MUTABLE_ARRAYS, "suggestions", "rng"}
+COPIED = {*Expressions.MUTABLE_LISTS, *Expressions.MUTABLE_ARRAYS, "suggestions", "flow", "rng"}
 
 
 def fields(game: Expressions) -> dict:
     """Every field of the game, deep-copied (the rng as its state; layouts, which are built once per
-    player count and shared by every game, as themselves), to compare before and after."""
+    player count and shared by every game, as themselves; so is the observer), to compare before and after."""
     out = {
-        k: v if isinstance(v, Layout) else copy.deepcopy(v) for k, v in game.__dict__.items() if k != "rng"
+        k: v if isinstance(v, Layout | Observer) else copy.deepcopy(v)
+        for k, v in game.__dict__.items()
+        if k != "rng"
     }
     out["rng"] = game.rng.bit_generator.state
     return out
@@ -42,6 +46,8 @@ def assert_same_fields(a: dict, b: dict) -> None:
             assert (x is None) == (y is None) and (x is None or np.array_equal(x, y)), key
         elif isinstance(x, Layout):
             assert x is y, key
+        elif isinstance(x, TurnFlow):  # the same frames, waiting in the same order
+            assert x.frames == y.frames, key
         else:
             assert x == y, key
 
@@ -60,11 +66,11 @@ def test_clone_copies_the_mutable_state_and_shares_the_fixed_definition():
     for key, value in game.__dict__.items():
         if key in COPIED:
             assert twin.__dict__[key] is not value, f"{key} must be copied"
-        else:  # layouts, gather index, offsets, config, numbers: one object for every copy
+        else:  # layouts, observer, offsets, config, numbers: one object for every copy
             assert twin.__dict__[key] is value, f"{key} is part of the fixed definition: shared"
     assert_same_fields(fields(twin), fields(game))
-    assert twin.observation_layout is game.observation_layout and twin._gather is game._gather
-    assert not game._gather.flags.writeable and not game.legal_action_mask().flags.writeable
+    assert twin.observation_layout is game.observation_layout and twin._observer is game._observer
+    assert not game.legal_action_mask().flags.writeable
     assert all(m is None or not m.flags.writeable for m in game._play_masks), "shared masks are read-only"
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from envs.core import ConfigError, IllegalActionError
+from envs.core.flow import Do
 from envs.expressions.data import HIGHEST, LAST, LOWEST, MORE, NUM_CARDS, SETUP_CHART, card_id
 from envs.expressions.rules import CHOOSE_AGONY, CHOOSE_HARMONY, TURN, Expressions
 
@@ -94,6 +95,35 @@ def test_last_of_color_and_more_of_number_must_be_true():
     assert legal_play(game, "green 6", MORE)  # red 6 remains
     assert not legal_play(game, "green 7", MORE)
     assert not legal_play(game, "blue 3", MORE)
+
+
+def truthful_by_the_text(hand: list[int], card: int, kind: int) -> bool:
+    """The rule text read directly, card by card (no bitmasks): H' is the hand without `card`."""
+    rest = [x for x in hand if x != card]
+    color, number = card // 10, card % 10
+    same_color = [x % 10 for x in rest if x // 10 == color]
+    if kind == HIGHEST:
+        return all(x < number for x in same_color)
+    if kind == LOWEST:
+        return all(x > number for x in same_color)
+    if kind == LAST:
+        return not same_color
+    return any(x % 10 == number for x in rest)  # More of this Number
+
+
+def test_the_play_mask_is_the_text_for_every_card_of_random_hands():
+    # the mask reads the Suggestions' meanings (data.MEANINGS) compiled into one product per hand
+    rng = np.random.default_rng(5)
+    game = Expressions(num_players=2, rng=rng)
+    for size in (1, 2, 5, 9, 16, 30, 50):
+        for _ in range(20):
+            hand = sorted(rng.choice(NUM_CARDS, size, replace=False).tolist())
+            rest = [x for x in range(NUM_CARDS) if x not in hand]
+            game.set_deal([hand, rest[:1]], rest[1:], first_player=0)
+            mask = game.legal_action_mask()[: 4 * NUM_CARDS].reshape(4, NUM_CARDS)
+            for kind in (HIGHEST, LOWEST, LAST, MORE):
+                expected = [x in hand and truthful_by_the_text(hand, x, kind) for x in range(NUM_CARDS)]
+                assert mask[kind].tolist() == expected, (hand, kind)
 
 
 # ----- relevance ---------------------------------------------------------------------------------
@@ -193,6 +223,22 @@ def test_guesser_choice_is_its_own_step_with_only_own_cards():
         play(game, "red 1", HIGHEST)
     with pytest.raises(IllegalActionError, match="not in your hand"):
         choose(game, "yellow 3")
+
+
+def test_a_turn_is_a_decision_above_its_end_and_a_guess_pushes_the_guessers_choice():
+    game = deal(["red 1, red 2", "green 8, blue 1", "yellow 3, yellow 4"], first=0)
+    end, turn = game.flow.frames
+    assert (turn.kind, turn.player, turn.then) == (TURN, 0, Expressions.take_turn)
+    assert end == Do(Expressions.end_turn, (0,))
+    guess(game, 1, "green 8")  # right: the guesser's choice waits above the same end of the turn
+    assert game.flow.frames[0] == end
+    choice = game.flow.decision
+    assert (choice.kind, choice.player, choice.then) == (CHOOSE_HARMONY, 0, Expressions.add_to_harmony)
+    assert game.phase == CHOOSE_HARMONY and game.observation_dict(0)["phase"].tolist() == [0, 1, 0]
+    choose(game, "red 1")  # the end of the turn ran: player 1's turn waits above its own end
+    assert [f.args for f in game.flow.frames] == [(1,), (1,)] and game.phase == TURN
+    guess(game, 2, "red 2")  # wrong, player 0 held it: player 1 adds a card to Agony
+    assert game.flow.decision.then is Expressions.add_to_agony and game.phase == CHOOSE_AGONY
 
 
 # ----- FAQ: running out of cards -------------------------------------------------------------------

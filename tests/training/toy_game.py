@@ -95,7 +95,8 @@ class ToyNim(Game):
             utility = "general_sum"
         kind = "secret" if c.secret_teams else ("fixed" if c.teams or c.cooperative else "none")
         bound = 1.0 + abs(c.stone_reward) * c.pile
-        return GameType(utility, kind, -bound, bound, c.max_decisions)
+        rewards = "rewards" if c.stone_reward else "terminal"  # stones pay their taker along the game
+        return GameType(utility, kind, -bound, bound, c.max_decisions, reward_model=rewards)
 
     def current_player(self) -> int:
         return -1 if self.is_terminal() else self.player
