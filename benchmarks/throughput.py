@@ -1,6 +1,6 @@
 """Decisions per second of random play: our raw engines and `env()` faces beside PettingZoo's
-connect_four_v3 and leduc_holdem_v4 (and OpenSpiel's hanabi with observation tensors, where
-open_spiel is installed), measured in one run on one machine so the ratios are fair: every env is
+connect_four_v3 and leduc_holdem_v4 (and OpenSpiel's two-player hanabi with observation tensors,
+where open_spiel is installed), measured in one run on one machine so the ratios are fair: every env is
 seeded once, as a training loop seeds it; the measurements are interleaved in rounds, and each line is
 the median of the rounds (with the lowest and highest).
 

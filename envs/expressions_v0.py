@@ -25,6 +25,8 @@ SPEC = GameSpec(
         + [{"num_players": 2, "mode": "hard"}, {"num_players": 3, "mode": "easy", "reward": "score"}]
     ),
     benchmark_config={"num_players": 4},
+    # the largest table, and two players beside OpenSpiel's two-player hanabi
+    extra={"benchmark_configs": [{"num_players": 5}, {"num_players": 4}, {"num_players": 2}]},
     scripted_policy=lambda config, seat=0: ScriptedExpressionsPolicy(config),
     # a simulated game finished by the scripted team costs about 5 ms
     search=SearchDefaults(rollout="scripted", simulations=60),

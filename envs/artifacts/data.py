@@ -162,8 +162,10 @@ def role_chart(num_players: int, preference: str) -> tuple[int, ...]:
 ACTION, STORAGE, RANDOM, ELECTION = range(4)
 TYPE_NAMES = ("Action", "Storage", "Random", "Election")
 
-# whom an event targets
-T_NONE, T_DRAWER, T_RANDOM, T_ELECT = range(4)
+# whom an event targets: each row's `target` (T_*) names its target rule; rules.EVENT_TARGETS holds the
+# function of each name (checked at import)
+TARGETS = ("none", "drawer", "random", "elected")
+T_NONE, T_DRAWER, T_RANDOM, T_ELECT = range(len(TARGETS))
 TARGET_NAMES = ("-", "the drawer", "random living", "elected living")
 
 # effect primitives: each event row names its effect; rules.EVENT_EFFECTS holds the handler of each
@@ -193,6 +195,7 @@ class Resource(NamedTuple):
     name: str
     cost: int  # pieces discarded from Sold
     text: str
+    listed: bool = True  # offered only by the current card listing it (Insurance: by a Delayed card in play)
 
 
 RESOURCES: tuple[Resource, ...] = (
@@ -206,6 +209,7 @@ RESOURCES: tuple[Resource, ...] = (
         3,
         "Cancel Status of the oldest Delayed event in play drawn in an earlier round (a card with the "
         "Delayed icon; not an Election delayed by Red Tape).",
+        listed=False,
     ),
 )
 NUM_RESOURCES = len(RESOURCES)
@@ -215,7 +219,7 @@ class Event(NamedTuple):
     name: str
     type: int
     delay: int  # 0, or the number of rounds until it resolves (the Delayed icon)
-    target: int  # T_*
+    target: int  # T_*: whom it targets (the rule: rules.EVENT_TARGETS[TARGETS[target]])
     count: int  # number of target players
     effect: str  # the name of its effect (EFFECTS; the handler: rules.EVENT_EFFECTS)
     param: int  # rounds of silence

@@ -15,11 +15,16 @@ The flow is one `envs.core.flow.TurnFlow` (`self.flow`), a stack of frames namin
 - a `Decide` frame waits for one seat: its kind is the phase (PH_*: the observation's phase one-hot and
   the illegal-action reason read it), `legal` marks the mask, `then` carries the choice out; its args
   are (seat, context).
-- a vote is one Decide frame per voter above the Do frame that closes it (`_open_vote`): ballots stay
-  secret until the last voter's, and the close publishes them all.
+- a vote is one Decide frame per voter above the Do frame that closes it (`_open_vote`, the vote's
+  rules from VOTES: mask, ballot, close, a ballot drawn for resampling): ballots stay secret until the
+  last voter's, and the close publishes them all.
 `_win` clears the flow. What a data row selects is a table of functions beside the rules, checked at
-import: EVENT_EFFECTS (an event's effect), ABILITIES (a role's Active ability), RESOURCE_EFFECTS, and
-PIECE_VOTES (a vote over artifacts: its options and its result).
+import: EVENT_TARGETS (whom an event targets: data.TARGETS), EVENT_EFFECTS (its effect), ABILITIES (a
+role's Active ability), RESOURCE_RULES (when a resource may be suggested, and what buying it does) and
+PIECE_VOTES (a vote over artifacts: its options and its result). The round window's options are
+WINDOW_OPTIONS: one refusal per option gives both the mask and the illegal-action reason.
+What each player knows of each seat is one rule, `knowledge()` (cached; the observation, the picture
+and resample_hidden read it).
 
 observation(p) is one gather (envs.core.observer.seat_gathers, from the layout's seat axes) from a
 source vector in absolute seats; the bookkeeping that keeps that source current (QUIET_STEPS and
@@ -49,14 +54,11 @@ from .data import (
     APPARENT_SIDE,
     ARTIFACTS,
     AWARE_OF,
-    BALLOT_BOX,
     EFFECTS,
     ELECTION,
     EMPTY_PILE_COLLECTION,
     EVENTS,
     EXTRA_SLOT,
-    INSURANCE,
-    LAWYER,
     LOOTER_EACH,
     LOOTERS,
     MAX_ARTIFACT_DRAWS,
@@ -78,7 +80,6 @@ from .data import (
     POSSESSED,
     PREFERENCES,
     RANDOM,
-    RED_TAPE,
     RESOURCES,
     ROLE_ACTIVE,
     ROLE_NAMES,
@@ -90,9 +91,7 @@ from .data import (
     STORAGE_EVENTS,
     STORAGE_LIMIT,
     STORAGE_START,
-    T_DRAWER,
-    T_NONE,
-    T_RANDOM,
+    TARGETS,
     VOTES_PER_SEAT,
     role_chart,
 )
@@ -395,6 +394,13 @@ class Definition:
         self.site = cfg.site
         self.chart = role_chart(n, cfg.preference)
         self.num_looters = sum(ROLE_SIDE[r] == LOOTERS for r in self.chart)
+        # the round window's options by action (WINDOW_OPTIONS): action -> (option, index in its block)
+        self._window_option = {
+            self.blocks[name][0] + k: (option, k)
+            for name, option in WINDOW_OPTIONS.items()
+            for k in range(self.blocks[name][1])
+        }
+        self._window_action = tuple(self._window_option.items())
         self._observe_at(n)
 
     def _observe_at(self, n: int) -> None:
@@ -422,6 +428,8 @@ class Definition:
         for r in self.chart:
             self._pub_fixed[self._at["chart"].start - shift - first_public + r] += 0.25
         self._source_size = lay.size + shift
+        self._observers = np.arange(n)[:, None]
+        self._relative_seats = (self._observers + np.arange(n)[None, :]) % n  # [observer, k] -> seat
         # pieces written together (contiguous in the layout)
         self._seat_flags_at = slice(self._at["alive"].start, self._at["cleared"].stop)
         self._piles_at = slice(self._at["storage"].start, self._at["discard"].stop)
@@ -550,6 +558,40 @@ def constrained_deal(
     return deal
 
 
+class Knowledge(NamedTuple):
+    """What every player knows of every seat, [observer, seat] in absolute seats (-1: unknown)."""
+
+    role: np.ndarray  # the exact role p knows s to hold
+    side: np.ndarray  # the side p knows s to have
+
+
+AWARE = np.array([[r in AWARE_OF[holder] for r in range(NUM_ROLES)] for holder in range(NUM_ROLES)])
+TRUE_SIDE = np.array(ROLE_SIDE)
+SEEN_SIDE = np.array(APPARENT_SIDE)  # the side a check sees
+ROLE_IDS = np.arange(NUM_ROLES)  # (one-hot columns)
+SIDE_IDS = np.arange(2)  # known_sides' columns [Academic, Looter]
+assert (ACADEMICS, LOOTERS) == (0, 1)
+
+
+def learn(
+    roles: np.ndarray, revealed: list[bool], cleared: list[bool], peeks: list[tuple[int, int]]
+) -> Knowledge:
+    """Artifacts.knowledge's rule for a whole table at once: roles known (own, Revealed, awareness),
+    then sides: a known role's true side, else a public clear's (Academic), else a private check's
+    apparent side."""
+    n = len(roles)
+    knows = AWARE[roles[:, None], roles[None, :]]  # [observer, seat]: aware of the seat's role
+    knows |= np.array(revealed)
+    knows.flat[:: n + 1] = True  # one's own role
+    learnt = np.full((n, n), -1)
+    for who, whom in peeks:
+        learnt[who, whom] = SEEN_SIDE[roles[whom]]
+    if True in cleared:
+        learnt[:, np.array(cleared)] = ACADEMICS
+    role = np.where(knows, roles[None, :], -1)
+    return Knowledge(role, np.where(knows, TRUE_SIDE[roles][None, :], learnt))
+
+
 EVERY_ROLE = frozenset(range(NUM_ROLES))
 ACADEMIC_ROLES = frozenset(r for r in EVERY_ROLE if ROLE_SIDE[r] == ACADEMICS)
 APPEARING_AS = {
@@ -569,7 +611,9 @@ class Artifacts(Game):
         self._source: np.ndarray | None = None  # the observation source, built on the first observation
         self._pub_dirty = True
         self._pub_decision: tuple[int, int] | None = None  # (seat, kind) shown as to_act and phase
-        self._know_key = None
+        self._know_key = None  # what knowledge() was computed for, and its result
+        self._know: Knowledge | None = None
+        self._know_written: Knowledge | None = None  # the knowledge the source holds
         self._setup()
 
     def clone(self) -> Artifacts:
@@ -797,24 +841,25 @@ class Artifacts(Game):
     def possessed_dead(self) -> bool:
         return any(not self.alive[s] for s in range(self.num_players) if self.roles[s] == POSSESSED)
 
+    def knowledge(self) -> Knowledge:
+        """What every player knows of every seat (absolute seats), the rule in one place: p knows s's
+        exact role if s is p, is Revealed, or holds a role p is aware of; p knows s's side from a
+        known role (the true side), else from a public clear (Academic), else from a private check
+        of p's (the apparent side: the Forger shows as an Academic). Cached until a reveal, a clear,
+        a check or the deal changes (they change only with the table; resample_hidden drops it)."""
+        key = (tuple(self.revealed), tuple(self.cleared), len(self.peeks), self.roles.tobytes())
+        if key != self._know_key:
+            self._know = learn(self.roles, self.revealed, self.cleared, self.peeks)
+            self._know_key = key
+        return self._know
+
     def knows_role(self, p: int, s: int) -> bool:
         """Does player p know seat s's exact role? (own, Revealed, or awareness)."""
-        return p == s or self.revealed[s] or int(self.roles[s]) in AWARE_OF[int(self.roles[p])]
+        return bool(self.knowledge().role[p, s] >= 0)
 
     def known_side(self, p: int, s: int) -> int:
         """The side p knows seat s to have (-1: unknown); private checks see apparent sides."""
-        if self.knows_role(p, s):
-            return ROLE_SIDE[int(self.roles[s])]
-        return self._side_learnt(p, s)
-
-    def _side_learnt(self, p: int, s: int) -> int:
-        """The side p learnt of seat s without its role (-1: none): a public clear, a private check."""
-        if self.cleared[s]:
-            return ACADEMICS
-        for who, whom in self.peeks:
-            if who == p and whom == s:
-                return APPARENT_SIDE[int(self.roles[s])]
-        return -1
+        return int(self.knowledge().side[p, s])
 
     # ===== the driver ==============================================================================
     def _advance(self) -> None:
@@ -910,28 +955,53 @@ class Artifacts(Game):
             self.flow.decide(PH_WINDOW, s, Artifacts._window_options, Artifacts._window_choice, s, i)
 
     def _window_options(self, mask: np.ndarray, s: int, i: int) -> None:
-        mask[self.A_PASS] = True
-        if self.round >= ABILITY_FROM_ROUND and self.ability_targets(s):
-            mask[self.A_USE] = True
-        for r in self.suggestable():
-            mask[self.A_RES + r] = True
-        if self.spain and not self.called_now:
-            mask[self.A_CALL] = True
+        """Every window option (WINDOW_OPTIONS) its refusal allows."""
+        for action, (option, k) in self._window_action:
+            if not option.refusal(self, s, k):
+                mask[action] = True
 
     def _window_choice(self, action: int, s: int, i: int) -> None:
+        """The option taken (WINDOW_OPTIONS), then the next seat's turn in the window."""
         self.flow.do(Artifacts._window, i + 1)
-        if action == self.A_USE:
-            self._announce_ability(s)
-        elif action == self.A_CALL:
-            self._spain_call(s)
-        elif action != self.A_PASS:
-            self._suggest(s, action - self.A_RES)
+        option, k = self._window_option[action]
+        option.take(self, s, k)
+
+    def _window_refusal(self, s: int, action: int) -> str:
+        """Why seat s may not take `action` in the window (the refusal the mask is built from)."""
+        if action not in self._window_option:
+            return "in the round window you may pass, use your Active ability, suggest a resource or Call"
+        option, k = self._window_option[action]
+        return option.refusal(self, s, k)
+
+    def _may_pass(self, s: int, k: int) -> str:
+        return ""
+
+    def _pass(self, s: int, k: int) -> None:
+        pass
+
+    def _ability_refusal(self, s: int, k: int) -> str:
+        if self.round < ABILITY_FROM_ROUND:
+            return f"Active abilities may be used from round {ABILITY_FROM_ROUND}"
+        if not self.ability_targets(s):
+            return "you have no unused Active ability with a legal target"
+        return ""
+
+    def _use_ability_now(self, s: int, k: int) -> None:
+        self._announce_ability(s)
+
+    def _call_refusal(self, s: int, k: int) -> str:
+        if not self.spain:
+            return "only under Spain may a player Call a check"
+        return "a check was Called this round already" if self.called_now else ""
+
+    def _call(self, s: int, k: int) -> None:
+        self._spain_call(s)
 
     def _card(self) -> None:
         """The card after the window: an artifact goes to the keep vote; an event is followed (unless
         nulled or skipped), now or, Delayed or Red-Taped, at the end of a later round."""
         if self.card < NUM_ARTIFACT_CARDS:
-            self._open_vote(PH_KEEP, Artifacts._yes_no_options, Artifacts._cast_ballot, Artifacts._close_keep)
+            self._open_vote(PH_KEEP)
             return
         ev = self.card - NUM_ARTIFACT_CARDS
         if self.nulled or self.skipped:
@@ -1054,18 +1124,21 @@ class Artifacts(Game):
                 return
 
     # ===== votes ===================================================================================
-    def _open_vote(self, kind: int, legal: Callable, cast: Callable, close: Callable, *context) -> None:
+    def _open_vote(self, kind: int, *context) -> None:
         """A secret vote of the living, unsilenced players, one ballot each in seat order from the
-        drawer (a Decide frame per voter, `legal` and `cast` given the voter and `context`), then
-        `close(*context)` publishes and counts the ballots; at once when nobody may vote."""
+        drawer (a Decide frame per voter: VOTES[kind]'s `legal` and `cast`, given the voter and
+        `context`), then its `close(*context)` publishes and counts the ballots; at once when nobody
+        may vote."""
+        vote = VOTES[kind]
         voters = self.voters()
         self.voting = voters
         self.ballots = [-1] * self.num_players
         if not voters:
-            close(self, *context)
+            vote.close(self, *context)
             return
         flow = self.flow
-        flow.do(close, *context)
+        flow.do(vote.close, *context)
+        legal, cast = vote.legal, vote.cast
         for s in reversed(voters):
             flow.decide(kind, s, legal, cast, s, *context)
 
@@ -1083,9 +1156,7 @@ class Artifacts(Game):
     def _piece_vote(self, kind: int, new: int = -1) -> None:
         """A vote over artifacts (pieces of one artifact are one option; PIECE_VOTES[kind] gives its
         options and its result); `new`: the piece just added to a full Storage, which it may not pick."""
-        self._open_vote(
-            kind, Artifacts._piece_options, Artifacts._cast_ballot, Artifacts._close_piece_vote, kind, new
-        )
+        self._open_vote(kind, kind, new)
 
     def piece_vote_options(self, kind: int, new: int = -1) -> list[int]:
         """The artifacts a vote over artifacts may choose (pieces of one artifact are one option)."""
@@ -1219,14 +1290,7 @@ class Artifacts(Game):
             self.talk_record[s, t] += v
 
     def _elect_vote(self, ev: int, count: int) -> None:
-        self._open_vote(
-            PH_ELECT,
-            Artifacts._elect_options,
-            Artifacts._cast_seat_ballot,
-            Artifacts._close_election,
-            ev,
-            count,
-        )
+        self._open_vote(PH_ELECT, ev, count)
 
     def _elect_options(self, mask: np.ndarray, s: int, ev: int, count: int) -> None:
         n = self.num_players
@@ -1254,12 +1318,50 @@ class Artifacts(Game):
         self._effect(ev, winners)
 
     # ===== resources ===============================================================================
+    def suggestion_refusal(self, s: int, r: int) -> str:
+        """Why resource r may not be suggested now ("" if it may): each resource at most once a
+        round, only while Sold holds its cost, only when the current card lists it (Insurance
+        aside), and its own rule (RESOURCE_RULES: fitting the card, or Insurance for a Delayed event
+        in play)."""
+        # (constant texts: the mask asks this for every resource at every window step)
+        if self.bought_now >> r & 1:
+            return "that resource was bought this round already"
+        if sum(self.sold) < RESOURCE_COST[r]:
+            return "Sold holds fewer pieces than that resource costs"
+        if RESOURCES[r].listed:  # offered only by the current card listing it
+            ev = self.card - NUM_ARTIFACT_CARDS
+            if ev < 0 or r not in EVENTS[ev].resources:
+                return "the current card does not list that resource"
+            if self.nulled:
+                return "the current card is nulled"
+        return RESOURCE_RULE[r].refusal(self, r)
+
+    def suggestable(self) -> list[int]:
+        """Resources that may be suggested now."""
+        return [r for r in range(NUM_RESOURCES) if not self.suggestion_refusal(-1, r)]
+
+    def _ballot_box_refusal(self, r: int) -> str:
+        """Ballot Box (listed on the card): a Random event whose targets are not elected already."""
+        if EVENTS[self.card - NUM_ARTIFACT_CARDS].type != RANDOM:
+            return "the Ballot Box applies to a Random event"
+        return "this event's targets are elected already" if self.ballot_box else ""
+
+    def _election_resource_refusal(self, r: int) -> str:
+        """Lawyer, Red Tape (listed on the card): an Election not yet skipped or delayed."""
+        if EVENTS[self.card - NUM_ARTIFACT_CARDS].type != ELECTION:
+            return "Lawyer and Red Tape apply to an Election"
+        return "this Election is skipped or delayed already" if self.skipped or self.red_tape else ""
+
+    def _insurance_refusal(self, r: int) -> str:
+        """Insurance: a Delayed event in play drawn in an earlier round (Cancel Status)."""
+        if any(self.cancel_status_applies(d) for d in self.delayed):
+            return ""
+        return "no Delayed event drawn in an earlier round is in play"
+
     def _suggest(self, s: int, r: int) -> None:
         """Seat s suggests buying resource r: the table votes to agree."""
         self.suggested = r
-        self._open_vote(
-            PH_AGREE, Artifacts._yes_no_options, Artifacts._cast_ballot, Artifacts._close_agree, r, s
-        )
+        self._open_vote(PH_AGREE, r, s)
 
     def _close_agree(self, r: int, suggester: int) -> None:
         voters = self.voting
@@ -1279,7 +1381,7 @@ class Artifacts(Game):
         self._pay(RESOURCES[r].cost)
         if self.winner != NO_WINNER:
             return
-        RESOURCE_EFFECT[r](self)
+        RESOURCE_RULE[r].buy(self)
 
     def _buy_ballot_box(self) -> None:
         self.ballot_box = True
@@ -1311,19 +1413,30 @@ class Artifacts(Game):
 
     # ===== events ==================================================================================
     def _resolve(self, ev: int, ballot_box: int) -> None:
-        """An event's targets (none, the drawer, random living players or an Election), then its effect."""
-        e = EVENTS[ev]
+        """An event's targets by the rule its row names (EVENT_TARGETS: none, the drawer, random living
+        players or an Election), then its effect."""
+        EVENT_TARGET[ev](self, ev, ballot_box)
+
+    def _no_targets(self, ev: int, ballot_box: int) -> None:
+        self._effect(ev, [])
+
+    def _drawer_target(self, ev: int, ballot_box: int) -> None:
+        """The drawer, if still alive when the event resolves (a Delayed one may find them dead)."""
+        self._effect(ev, [self.drawer] if self.alive[self.drawer] else [])
+
+    def _random_targets(self, ev: int, ballot_box: int) -> None:
+        """`count` random living players; with the Ballot Box bought, elected instead (the card stays
+        Random: FAQ)."""
+        if ballot_box:
+            self._elected_targets(ev, ballot_box)
+            return
         living = self.living()
-        if e.target == T_NONE:
-            self._effect(ev, [])
-        elif e.target == T_DRAWER:
-            self._effect(ev, [self.drawer] if self.alive[self.drawer] else [])
-        elif e.target == T_RANDOM and not ballot_box:
-            k = min(e.count, len(living))
-            picks = self.rng.choice(len(living), size=k, replace=False)
-            self._effect(ev, [living[int(i)] for i in picks])
-        else:  # an Election, or a Random event turned into one by the Ballot Box
-            self._start_election(ev, e.count)
+        picks = self.rng.choice(len(living), size=min(EVENTS[ev].count, len(living)), replace=False)
+        self._effect(ev, [living[int(i)] for i in picks])
+
+    def _elected_targets(self, ev: int, ballot_box: int) -> None:
+        """An Election of `count` living players (discussion first), then the effect on them."""
+        self._start_election(ev, EVENTS[ev].count)
 
     def _effect(self, ev: int, targets: list[int]) -> None:
         """The event's effect on its targets: the handler its row names (EVENT_EFFECTS)."""
@@ -1562,30 +1675,10 @@ class Artifacts(Game):
     def _legal_mask(self) -> np.ndarray:
         return self.flow.fill_mask(self, np.zeros(self.num_actions, dtype=bool))
 
-    def suggestable(self) -> list[int]:
-        """Resources that may be suggested now (listed on the current card, or Insurance for a Delayed
-        event in play drawn in an earlier round), not yet bought this round, affordable."""
-        out = []
-        sold = self.sold_total()
-        card = self.card
-        ev = card - NUM_ARTIFACT_CARDS if card >= NUM_ARTIFACT_CARDS else -1
-        e = EVENTS[ev] if ev >= 0 else None
-        for r in range(NUM_RESOURCES):
-            if self.bought_now >> r & 1 or sold < RESOURCES[r].cost:
-                continue
-            if r == INSURANCE:
-                if any(self.cancel_status_applies(d) for d in self.delayed):
-                    out.append(r)
-                continue
-            if e is None or r not in e.resources or self.nulled:
-                continue
-            if r == BALLOT_BOX and e.type == RANDOM and not self.ballot_box:
-                out.append(r)
-            elif r in (LAWYER, RED_TAPE) and e.type == ELECTION and not self.skipped and not self.red_tape:
-                out.append(r)
-        return out
-
     def illegal_reason(self, action: int) -> str:
+        top = self.flow.decision
+        if top is not None and top.kind == PH_WINDOW:  # the window's own refusals (WINDOW_OPTIONS)
+            return f"in the round window: {self._window_refusal(top.player, action)}"
         return (
             f"in phase '{PHASE_NAMES[self.phase]}' the legal actions are "
             f"{list(np.flatnonzero(self.legal_action_mask()))}"
@@ -1629,35 +1722,22 @@ class Artifacts(Game):
         self._pub_dirty = True
 
     def _write_knowledge(self, src: np.ndarray) -> None:
-        key = (tuple(self.revealed), tuple(self.cleared), len(self.peeks), self.roles.tobytes())
-        if key == self._know_key:
+        """Every seat's role one-hot and what each observer knows by relative seat, from knowledge()
+        (rewritten only when that changed)."""
+        know = self.knowledge()
+        if know is self._know_written:
             return
-        n = self.num_players
-        roles = np.zeros((n, NUM_ROLES), dtype=np.float32)
-        roles[np.arange(n), self.roles] = 1
-        kr = np.zeros((n, n, NUM_ROLES), dtype=np.float32)  # observer, relative seat, role
-        ks = np.zeros((n, n, 2), dtype=np.float32)
-        for p in range(n):
-            for k in range(n):
-                s = (p + k) % n
-                if self.knows_role(p, s):  # (known_side, written once per seat pair)
-                    role = self.roles[s]
-                    kr[p, k, role] = 1
-                    ks[p, k, ROLE_SIDE[role]] = 1
-                else:
-                    side = self._side_learnt(p, s)
-                    if side >= 0:
-                        ks[p, k, side] = 1
-        src[self._roles_at] = roles.ravel()
-        src[self._known_roles_at] = kr.ravel()
-        src[self._known_sides_at] = ks.ravel()
-        self._know_key = key
+        rel = self._relative_seats  # [observer, k] -> the seat k places after the observer
+        src[self._roles_at] = (self.roles[:, None] == ROLE_IDS).ravel()
+        src[self._known_roles_at] = (know.role[self._observers, rel][:, :, None] == ROLE_IDS).ravel()
+        src[self._known_sides_at] = (know.side[self._observers, rel][:, :, None] == SIDE_IDS).ravel()
+        self._know_written = know
 
     def _build_public(self) -> None:
         """The public pieces (absolute seats), each written at its place in the source."""
         if self._source is None:
             self._source = np.zeros(self._source_size, dtype=np.float32)
-            self._know_key = None
+            self._know_written = None
         pub, at = self._source, self._at
         pub[self._public_at] = self._pub_fixed  # the site and the role chart
         r = self.round
@@ -1688,8 +1768,13 @@ class Artifacts(Game):
         pub[cs + 3] = self.red_tape
         pub[cs + 4] = self.nulled
         piles = self._piles_at  # storage, sold, discard (Sold and Discard zero under Spain)
-        pub[piles] = self.storage + self._no_piles if self.spain else self.storage + self.sold + self.discard
-        pub[piles] /= 5
+        # (a count divided as a Python float, then stored as float32, equals the float32 division)
+        pub[piles] = [
+            k / 5
+            for k in (
+                self.storage + self._no_piles if self.spain else self.storage + self.sold + self.discard
+            )
+        ]
         ps = at["pile_sizes"].start
         pub[ps] = self.capacity / 6
         pub[ps + 1] = sum(self.sold) / 25
@@ -1707,8 +1792,7 @@ class Artifacts(Game):
         pub[fl + 3] = self.called_now
         if self.suggested >= 0:
             pub[at["resource"].start + self.suggested] = 1
-        pub[at["resources_bought"]] = self.resources_bought
-        pub[at["resources_bought"]] /= MAX_PURCHASES
+        pub[at["resources_bought"]] = [k / MAX_PURCHASES for k in self.resources_bought]
         pub[at["round"].start] = self.round / MAX_ROUNDS
         if self.last_vote_kind >= 0:
             pub[at["last_vote_kind"].start + self.last_vote_kind] = 1
@@ -1798,7 +1882,8 @@ class Artifacts(Game):
         is an Academic and each side p checked privately shows the side p saw (the Forger's apparent
         side). All constraints hold together (a cleared seat p also checked stays a true Academic)."""
         n = self.num_players
-        free = [s for s in range(n) if not self.knows_role(p, s)]
+        known = self.knowledge().role[p]
+        free = [s for s in range(n) if known[s] < 0]
         pool = sorted(int(self.roles[s]) for s in free)  # the chart less the known roles
         seen = {whom: APPARENT_SIDE[int(self.roles[whom])] for who, whom in self.peeks if who == p}
         allowed: list[frozenset[int] | None] = []
@@ -1814,15 +1899,18 @@ class Artifacts(Game):
         return roles
 
     def _random_ballot(self, s: int, rng: np.random.Generator) -> int:
-        """Any ballot seat s could have cast in the open vote."""
-        vote = self.flow.decision
-        kind = vote.kind
-        if kind in (PH_KEEP, PH_AGREE):
-            return int(rng.choice([self.A_YES, self.A_NO]))
-        if kind == PH_ELECT:
-            living = [t for t in range(self.num_players) if self.alive[t]]
-            return int(living[int(rng.integers(len(living)))])
-        _, _, new = vote.args  # (voter, kind, the piece just added)
+        """Any ballot seat s could have cast in the open vote (as the ballots store it: VOTES)."""
+        vote = self.flow.decision  # (its args: the voter, then the vote's context)
+        return VOTES[vote.kind].random_ballot(self, rng, *vote.args[1:])
+
+    def _random_yes_no(self, rng: np.random.Generator, *context) -> int:
+        return int(rng.choice([self.A_YES, self.A_NO]))
+
+    def _random_living(self, rng: np.random.Generator, *context) -> int:
+        living = [t for t in range(self.num_players) if self.alive[t]]
+        return int(living[int(rng.integers(len(living)))])
+
+    def _random_piece_ballot(self, rng: np.random.Generator, kind: int, new: int) -> int:
         opts = [self.A_ART + a for a in self.piece_vote_options(kind, new)]
         if PIECE_VOTES[kind].may_choose_none:
             opts.append(self.A_PASS)
@@ -1938,6 +2026,43 @@ PIECE_VOTES: dict[int, PieceVote] = {
 }
 assert set(PIECE_VOTES) == set(TYPE_VOTES)
 
+
+class Vote(NamedTuple):
+    """A secret vote: the ballots a voter may cast (`legal(game, mask, voter, *context)`), how a
+    ballot is kept (`cast`), the close that publishes and counts them (`close(game, *context)`), and
+    a ballot drawn for a voter whose ballot another seat cannot see (`random_ballot`, resample_hidden)."""
+
+    legal: Callable[..., None]
+    cast: Callable[..., None]
+    close: Callable[..., None]
+    random_ballot: Callable[..., int]
+
+
+VOTES: dict[int, Vote] = {
+    PH_KEEP: Vote(
+        Artifacts._yes_no_options, Artifacts._cast_ballot, Artifacts._close_keep, Artifacts._random_yes_no
+    ),
+    PH_AGREE: Vote(
+        Artifacts._yes_no_options, Artifacts._cast_ballot, Artifacts._close_agree, Artifacts._random_yes_no
+    ),
+    PH_ELECT: Vote(
+        Artifacts._elect_options,
+        Artifacts._cast_seat_ballot,
+        Artifacts._close_election,
+        Artifacts._random_living,
+    ),
+    **{
+        kind: Vote(
+            Artifacts._piece_options,
+            Artifacts._cast_ballot,
+            Artifacts._close_piece_vote,
+            Artifacts._random_piece_ballot,
+        )
+        for kind in TYPE_VOTES
+    },
+}
+assert tuple(VOTES) == VOTE_PHASES, "every vote kind has its rules, in the order last_vote_kind reads"
+
 # ===== observation bookkeeping, apart from the rules ============================================
 # The public table is rebuilt for the next observation after every step or choice except these, which
 # leave it as it was: a step that only puts the next seat's decision on the flow, a secret ballot
@@ -1968,6 +2093,18 @@ EVENT_EFFECTS: dict[str, Callable[[Artifacts, int, list[int]], None]] = {
 check_handlers(EVENT_EFFECTS, EFFECTS, "event effects (data.EFFECTS)")
 EVENT_EFFECT = tuple(EVENT_EFFECTS[e.effect] for e in EVENTS)  # by event id
 
+# Whom an event targets (data.EVENTS[i].target, a T_* index into data.TARGETS)
+EVENT_TARGETS: dict[str, Callable[[Artifacts, int, int], None]] = {
+    "none": Artifacts._no_targets,
+    "drawer": Artifacts._drawer_target,
+    "random": Artifacts._random_targets,
+    "elected": Artifacts._elected_targets,
+}
+check_handlers(EVENT_TARGETS, TARGETS, "event targets (data.TARGETS)")
+if any(not 0 <= e.target < len(TARGETS) for e in EVENTS):
+    raise ValueError("data.EVENTS: every event's target is one of data.TARGETS (T_*)")
+EVENT_TARGET = tuple(EVENT_TARGETS[TARGETS[e.target]] for e in EVENTS)  # by event id
+
 
 class Ability(NamedTuple):
     """A role's Active ability: its legal targets for seat s (seats, or artifacts: -1 a random piece)
@@ -1991,12 +2128,41 @@ if any(ROLE_ACTIVE[i] != bool(r.active) for i, r in enumerate(ROLES)):
     raise ValueError("data.ROLES: every role with an Active ability, and only those, names it")
 ROLE_ABILITY: tuple[Ability | None, ...] = tuple(ABILITIES.get(r.active) for r in ROLES)  # by role id
 
-# What a bought resource does (data.RESOURCES, by name)
-RESOURCE_EFFECTS: dict[str, Callable[[Artifacts], None]] = {
-    "Ballot Box": Artifacts._buy_ballot_box,
-    "Lawyer": Artifacts._buy_lawyer,
-    "Red Tape": Artifacts._buy_red_tape,
-    "Insurance": Artifacts._buy_insurance,
+
+class ResourceRule(NamedTuple):
+    """A resource's own rule: why it may not be suggested now ("" when it may; the once-a-round,
+    cost and listing rules, data.RESOURCES' `listed`, are common: Artifacts.suggestion_refusal), and
+    what buying it does."""
+
+    refusal: Callable[[Artifacts, int], str]
+    buy: Callable[[Artifacts], None]
+
+
+# A resource (data.RESOURCES, by name)
+RESOURCE_RULES: dict[str, ResourceRule] = {
+    "Ballot Box": ResourceRule(Artifacts._ballot_box_refusal, Artifacts._buy_ballot_box),
+    "Lawyer": ResourceRule(Artifacts._election_resource_refusal, Artifacts._buy_lawyer),
+    "Red Tape": ResourceRule(Artifacts._election_resource_refusal, Artifacts._buy_red_tape),
+    "Insurance": ResourceRule(Artifacts._insurance_refusal, Artifacts._buy_insurance),
 }
-check_handlers(RESOURCE_EFFECTS, [r.name for r in RESOURCES], "resources (data.RESOURCES)")
-RESOURCE_EFFECT = tuple(RESOURCE_EFFECTS[r.name] for r in RESOURCES)  # by resource id
+check_handlers(RESOURCE_RULES, [r.name for r in RESOURCES], "resources (data.RESOURCES)")
+RESOURCE_RULE = tuple(RESOURCE_RULES[r.name] for r in RESOURCES)  # by resource id
+RESOURCE_COST = tuple(r.cost for r in RESOURCES)
+
+
+class WindowOption(NamedTuple):
+    """An option of the round window, for seat s and the index k of the action in its block: why s
+    may not take it ("" when it may: the mask and the illegal-action reason read this one function)
+    and taking it."""
+
+    refusal: Callable[[Artifacts, int, int], str]
+    take: Callable[[Artifacts, int, int], None]
+
+
+# The round window's options, by action block
+WINDOW_OPTIONS: dict[str, WindowOption] = {
+    "pass": WindowOption(Artifacts._may_pass, Artifacts._pass),
+    "use": WindowOption(Artifacts._ability_refusal, Artifacts._use_ability_now),
+    "resource": WindowOption(Artifacts.suggestion_refusal, Artifacts._suggest),
+    "call": WindowOption(Artifacts._call_refusal, Artifacts._call),
+}

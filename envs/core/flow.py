@@ -129,7 +129,8 @@ def _name(fn: Callable) -> str:
 
 
 def check_handlers(table: dict[str, Callable], names: list[str] | tuple[str, ...], what: str) -> None:
-    """At import: every name a data table uses has a handler, and no handler names nothing.
+    """At import: every name a data table uses has a handler (a function, or a tuple of functions), and
+    no handler names nothing.
 
     Games keep their handler tables beside their rules (`ITEM_EFFECTS = {"dentist": Exposed.dentist,
     ...}`), so a rule is one hop from its data row and a missing or misspelt one fails at import."""
@@ -137,6 +138,8 @@ def check_handlers(table: dict[str, Callable], names: list[str] | tuple[str, ...
     extra = sorted(set(table) - set(names))
     if missing or extra:
         raise ValueError(f"{what}: no handler for {missing}; handlers for unknown names {extra}")
-    for name, fn in table.items():
-        if not callable(fn):
-            raise TypeError(f"{what}: the handler of {name!r} is {fn!r}, not a function")
+    for name, handler in table.items():
+        # a row of handlers (a NamedTuple of a mask, an effect, a reason...) is checked field by field
+        for fn in handler if isinstance(handler, tuple) else (handler,):
+            if not callable(fn):
+                raise TypeError(f"{what}: the handler of {name!r} is {fn!r}, not a function")

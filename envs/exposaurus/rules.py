@@ -1176,8 +1176,7 @@ DECISIONS: dict[str, Handlers] = {
     ),
     "gem choice": Handlers(Exposaurus._gem_mask, Exposaurus._gem_choice, Exposaurus._gem_refusal),
 }
-for _handlers in zip(*DECISIONS.values()):  # the masks, the effects, the refusals
-    check_handlers(dict(zip(DECISIONS, _handlers)), PHASE_NAMES[:NUM_PHASES], "Exposaurus decisions")
+check_handlers(DECISIONS, PHASE_NAMES[:NUM_PHASES], "Exposaurus decisions")
 REFUSALS = tuple(DECISIONS[name].refusal for name in PHASE_NAMES[:NUM_PHASES])  # by kind
 
 # the steps a move pushes (they run when no decision waits above them)

@@ -181,11 +181,9 @@ def _no_undo(game) -> list[str]:
     """Swaps the other players may not make: they would exactly undo a player's latest Move."""
     out = []
     cg = game.guest_on
-    for q, recs in enumerate(game.latest_move):
-        for e, ga, gb in recs:
-            a, b = game.edges[e]
-            if cg[a] == ga and cg[b] == gb:
-                out.append(f"{GUESTS[ga].name} <-> {GUESTS[gb].name} (P{q}'s Move)")
+    for q, e in game._undoable_swaps():
+        a, b = game.edges[e]
+        out.append(f"{GUESTS[cg[a]].name} <-> {GUESTS[cg[b]].name} (P{q}'s Move)")
     return out
 
 

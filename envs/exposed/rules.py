@@ -17,6 +17,13 @@ PILOT; their first argument is always the deciding seat. `_advance` plays the `D
 end of the game between steps, and ends an item step whose choices an earlier step took away.
 Items are `ITEM_EFFECTS` (item name -> effect) and `ITEM_CAN_ACT` (whether an item has a possible
 first step), both checked at import against the item names of data.py.
+
+What a player count fixes is one `Definition` (geometry, action offsets, layouts, the common frames,
+the observation's index tables), shared by reference by every game and copy; `clone` copies only the
+mutable state. Bookkeeping apart from the rules: `_stamp` counts the steps that may change what a
+player knows (every step but a swap or a pass; `touch` after editing a state by hand), so an
+observation rewrites the observer's knowledge only when the stamp or the observer changed, and
+`_undoable_swaps` is computed once per position for the masks and the observation.
 """
 
 from __future__ import annotations
@@ -131,7 +138,7 @@ KIND_NAMES = ("move", "steal", "expose", "snitch", "item")
 
 
 class _ObsPlan:
-    """Index tables for `Exposed.observation`, one per player count (shared by every game).
+    """Index tables for `Exposed.observation`, one per player count (in its `Definition`).
 
     A game's source vector holds the table in absolute seats: first the packed boolean tables
     (`Exposed._flags`, same order), then the other per-Guest pieces, then numbers and one-hot
@@ -141,7 +148,7 @@ class _ObsPlan:
     layout declares "seat" so that seats are relative to p.
     """
 
-    def __init__(self, game: Exposed) -> None:
+    def __init__(self, game: Definition) -> None:
         n, t, e = game.num_players, game.num_tiles, game.num_edges
         flag_regions = [
             ("cexp", (t,)),
@@ -155,11 +162,11 @@ class _ObsPlan:
         ]
         assert [s for _, s in flag_regions] == [s for _, s in game._flag_shapes()]
         regions = flag_regions + [
-            ("seen", (t,)),
             ("dcells", (t,)),
+            ("seen", (t,)),  # what the observer knows: from here ...
             ("ident", (n, t)),
             ("told", (n, t)),
-            ("cand", (n, t)),  # ... and ends here
+            ("cand", (n, t)),  # ... to here; the per-Guest block ends here
             ("cwal", (t,)),
             ("nums", (2 * n + 4,)),  # stashes, exposed players, counts (3), own total
             ("kept", (n, 3)),
@@ -175,9 +182,10 @@ class _ObsPlan:
             self.regions[name] = (off, shape)
             off += int(np.prod(shape))
         r = {name: reg[0] for name, reg in self.regions.items()}
-        self.flags = (0, r["seen"])
-        self.zero = (r["seen"], r["cand"])  # sparse pieces cleared on every call
-        self.blocked_zero = (r["blocked"], off)
+        self.flags = (0, r["dcells"])
+        self.zero = (r["seen"], r["cand"])  # what the observer knows, but candidates (rewritten)
+        self.dcells = (r["dcells"], r["seen"])
+        self.blocked_zero = (r["blocked"], off)  # blocked swaps and the one-hot decision pieces
         self.guest_block = (r["gmark"], r["cwal"])
         rows = (r["cwal"] - r["gmark"]) // t
         self.cells = off  # the per-cell copy of the per-Guest block
@@ -186,7 +194,8 @@ class _ObsPlan:
         self.eye = np.eye(t, dtype=np.float32)
         self.eye.flags.writeable = False
         self.at = {name: off for name, (off, _shape) in self.regions.items()}
-        self.nums = slice(r["nums"], r["nums"] + 2 * n + 4)
+        self.nums = slice(r["nums"], r["nums"] + 2 * n + 3)  # all but the observer's own total
+        self.own = r["nums"] + 2 * n + 3
 
         def cell_region(name: str) -> int:  # where the per-cell copy of a per-Guest region starts
             return self.cells + r[name] - r["gmark"]
@@ -226,19 +235,13 @@ class _ObsPlan:
         self.index = seat_gathers(layout, n, starts=pieces)
 
 
-_OBS_PLANS: dict[int, _ObsPlan] = {}
-
-
 class _ObsSource:
     """One game's source vector and the views `Exposed.observation` writes through (made on first
     use, never copied)."""
 
     def __init__(self, game: Exposed) -> None:
         n, t = game.num_players, game.num_tiles
-        plan = _OBS_PLANS.get(n)
-        if plan is None:
-            plan = _OBS_PLANS[n] = _ObsPlan(game)
-        self.plan = plan
+        plan = self.plan = game._obs_plan
         self.at = plan.at
         buf = self.buf = np.zeros(plan.size, dtype=np.float32)
 
@@ -251,13 +254,32 @@ class _ObsSource:
         self.told = view("told")
         self.cand_f = view("cand")
         self.flags = buf[slice(*plan.flags)]
-        self.zero = buf[slice(*plan.zero)]
-        self.blocked_zero = buf[slice(*plan.blocked_zero)]
         self.guest_block = buf[slice(*plan.guest_block)].reshape(-1, t)
         self.cells = buf[plan.cells : plan.grid].reshape(-1, t)
         self.grid = buf[plan.grid :].reshape(t, t)
         self.cand = np.empty((n, t), dtype=bool)
+        self.public = np.empty(t, dtype=bool)
         self.nums = plan.nums
+        self.own = plan.own
+        self.nums_key: tuple | None = None  # what the numbers were written from
+        self.zero = buf[slice(*plan.zero)]
+        self.dcells = buf[slice(*plan.dcells)]
+        self.blocked_zero = buf[slice(*plan.blocked_zero)]
+        self.dcells_set = False  # whether decision cells are written
+        self.known: tuple[int, int] | None = None  # (observer, knowledge stamp) the knowledge is written for
+
+
+_SCALE = [np.zeros(0, dtype=np.float32)]  # wallet_scale(w) for w = 0, 1, ... (float32), grown on demand
+
+
+def _scale_table(most: int) -> np.ndarray:
+    """wallet_scale as a table covering 0..most Wallets (the same float32 values as the formula)."""
+    table = _SCALE[0]
+    if len(table) <= most:
+        w = np.arange(max(2 * most, 64))
+        table = _SCALE[0] = (w / (w + WALLET_SCALE)).astype(np.float32)
+        table.flags.writeable = False
+    return table
 
 
 def _draw_distinct(players: list[int], options: dict[int, list[int]], rng: np.random.Generator) -> dict:
@@ -294,50 +316,20 @@ def _matchable(players: list[int], options: dict[int, list[int]], used: set[int]
     return all(place(q, set()) for q in players)
 
 
-# per player count: the geometry and layouts (read-only, shared by every game of that size)
-_STATIC: dict[int, dict] = {}
-_STATIC_KEYS = (
-    "edges",
-    "num_edges",
-    "edge_of",
-    "surround",
-    "near",
-    "rowcol",
-    "line_cells",
-    "line_mask",
-    "corners",
-    "_arange_t",
-    "observation_layout",
-    "state_layout",
-    "_flag_layout",
-    "_action_frames",
-    "_second_swap_frames",
-)
+class Definition:
+    """What a player count fixes, built once and shared by every game of that count and by every
+    copy (a game holds these attributes by reference; `clone` copies only the mutable state): the
+    grid's geometry, the flat action space's offsets, the observation and state layouts, the packed
+    boolean tables' layout, the frames of the common decisions and the observation's index tables."""
 
-
-class Exposed(Game):
-    """One game of Exposed; seats 0..n-1, play proceeds clockwise (seat + 1)."""
-
-    name = "exposed"
-    config_class = ExposedConfig
-
-    def __init__(
-        self, config: ExposedConfig | None = None, rng: np.random.Generator | None = None, **options
-    ):
-        super().__init__(config, rng, **options)
-        cfg = self.config
-        n = self.num_players = cfg.num_players
+    def __init__(self, n: int):
+        self.num_players = n
         s = self.side = grid_side(n)
         t = self.num_tiles = s * s
         self.num_marks = marks_in_play(n)
-        static = _STATIC.get(n)  # geometry and layouts depend on the player count only
-        if static is None:
-            self._geometry()
-            self._layouts()
-            self._common_frames()
-            static = _STATIC[n] = {key: self.__dict__[key] for key in _STATIC_KEYS}
-        else:
-            self.__dict__.update(static)
+        self._geometry()
+        self._layouts()
+        self._common_frames()
         e = self.num_edges
         # ----- the flat action space -----
         self.OFF_SWAP = 0
@@ -352,9 +344,8 @@ class Exposed(Game):
         self.A_PASS = self.A_USE + 1
         self.num_actions = self.A_PASS + 1
         self._block_offset = (self.OFF_STEAL, self.OFF_CELL, self.OFF_LINE, self.OFF_SEAT, self.OFF_GUEST)
-        self._setup()
+        self._obs_plan = _ObsPlan(self)
 
-    # ================================================================ geometry and layouts
     def _geometry(self) -> None:
         s, t = self.side, self.side * self.side
         self.edges = [(r * s + c, r * s + c + 1) for r in range(s) for c in range(s - 1)]
@@ -583,6 +574,45 @@ class Exposed(Game):
             ]
         )
 
+    def _flag_shapes(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The boolean tables packed (in this order) in `_flags`; `_ObsPlan` mirrors the order."""
+        n, t = self.num_players, self.num_tiles
+        return (
+            ("tile_exposed", (t,)),  # exposed side up, by cell
+            ("knows", (n, n)),  # [a, b]: a has been shown b's Identity card
+            ("last_kind", (n, len(KIND_NAMES))),
+            ("last_seats", (n, n)),
+            ("last_items", (n, t)),
+            ("is_mark", (t,)),  # Mark in play, by Guest
+            ("is_discarded", (t,)),  # card discarded, by Guest
+            ("last_guests", (n, t)),  # tiles touched (shown at their current cells)
+        )
+
+
+_DEFINITIONS: dict[int, Definition] = {}
+
+
+def definition(n: int) -> Definition:
+    """The shared definition of the n-player game (everything else in the configuration changes
+    only the rules' choices, read from `config`)."""
+    if n not in _DEFINITIONS:
+        _DEFINITIONS[n] = Definition(n)
+    return _DEFINITIONS[n]
+
+
+class Exposed(Game):
+    """One game of Exposed; seats 0..n-1, play proceeds clockwise (seat + 1)."""
+
+    name = "exposed"
+    config_class = ExposedConfig
+
+    def __init__(
+        self, config: ExposedConfig | None = None, rng: np.random.Generator | None = None, **options
+    ):
+        super().__init__(config, rng, **options)
+        self.__dict__.update(vars(definition(self.config.num_players)))  # shared by reference
+        self._setup()
+
     # ================================================================ set-up
     def _setup(self) -> None:
         n, t, rng = self.num_players, self.num_tiles, self.rng
@@ -631,12 +661,15 @@ class Exposed(Game):
         self.latest_move = [[] for _ in range(n)]  # (edge, guest now at a, guest now at b) of the latest Move
         self.n_unexposed = n
         # fast-path flags for observations: pieces that stay all zero until first used
-        self.knows_any = self.kept_any = self.items_any = False
+        self.kept_any = self.items_any = False
         self.item_cells: list[int] = []
         self.item_seats: list[int] = []
         self.item_in_use = -1
         self.winners: list[int] = []
         self.over = False
+        # bumped by every step that may change what a player knows (see `touch`)
+        self._stamp = 0
+        self._undoable: tuple = (None, [])  # (position, `_undoable_swaps` there)
         self.turn = int(rng.integers(n))  # Reading: the first player is random
         # every chance of the game is drawn: the grid, the deck order, the first player. The engine
         # keeps no generator, so a clone has none to copy and a resampled world no hidden chance left
@@ -645,6 +678,12 @@ class Exposed(Game):
         self._start_turn(self.turn)
 
     # ================================================================ small helpers
+    def touch(self) -> None:
+        """Say that what players know may have changed (every rule step but a swap or a pass says
+        it; call it after changing the state by hand, as tests do): the observation then writes
+        the observer's knowledge again instead of reusing it."""
+        self._stamp += 1
+
     @property
     def pilot(self) -> np.ndarray:
         return self.kept[:, 0]
@@ -656,20 +695,6 @@ class Exposed(Game):
     @property
     def cop(self) -> np.ndarray:
         return self.kept[:, 2]
-
-    def _flag_shapes(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
-        """The boolean tables packed (in this order) in `_flags`; `_ObsPlan` mirrors the order."""
-        n, t = self.num_players, self.num_tiles
-        return (
-            ("tile_exposed", (t,)),  # exposed side up, by cell
-            ("knows", (n, n)),  # [a, b]: a has been shown b's Identity card
-            ("last_kind", (n, len(KIND_NAMES))),
-            ("last_seats", (n, n)),
-            ("last_items", (n, t)),
-            ("is_mark", (t,)),  # Mark in play, by Guest
-            ("is_discarded", (t,)),  # card discarded, by Guest
-            ("last_guests", (n, t)),  # tiles touched (shown at their current cells)
-        )
 
     def _bind_flags(self) -> None:
         flags = self._flags
@@ -969,13 +994,19 @@ class Exposed(Game):
     def _apply(self, action: int) -> None:
         decision = self.flow.frames.pop()
         decision.then(self, action, *decision.args)
-        self._advance()
+        # a swap (or a pass) cannot end the game: a tile moves with its Wallets, so no Stash + Guest
+        # total, no tile's count and no 7-Wallet deduction changes; the check before it stands. Nor
+        # does it change what anyone knows (all of it is by Guest or by player, never by cell)
+        quiet = decision.then in _SWAPS_ONLY and action < self.OFF_STEAL or action == self.A_PASS
+        if not quiet:
+            self._stamp += 1
+        self._advance(not quiet)
 
-    def _advance(self) -> None:
+    def _advance(self, check: bool = True) -> None:
         """Play the rules' own steps (`Do` frames) until someone must decide, checking the end of
-        the game before each step and before a decision waits."""
+        the game before each step and before a decision waits (`check` False: the state is still
+        as the last check saw it)."""
         frames = self.flow.frames
-        check = True
         while True:
             if check and self._check_end():
                 return
@@ -993,6 +1024,7 @@ class Exposed(Game):
                 check = True
                 continue
             frames.pop()
+            self._stamp += 1
             top.run(self, *top.args)
             # the clean-up ends by checking the end itself, and starting the next turn changes
             # nothing that check reads: no second check
@@ -1062,19 +1094,30 @@ class Exposed(Game):
         """Every swap (mask[:num_edges]) except one that exactly undoes a swap of another player's
         latest Move (or, on the second swap, your own `first`): also the MOVE2 decision's mask."""
         mask[: self.num_edges] = True
-        cg = None
-        edges = self.edges
-        for q, recs in enumerate(self.latest_move):
-            if q == p or not recs:
-                continue
-            if cg is None:
-                cg = self.guest_on.tolist()
-            for e, ga, gb in recs:
-                a, b = edges[e]
-                if cg[a] == ga and cg[b] == gb:
-                    mask[e] = False
+        for q, e in self._undoable_swaps():
+            if q != p:
+                mask[e] = False
         if first is not None:
             mask[first] = False  # swapping the same two cells again undoes the first swap
+
+    def _undoable_swaps(self) -> list[tuple[int, int]]:
+        """(player, edge) of every swap of a player's latest Move whose two tiles are still where it
+        put them (swapping them again would undo it). Read by the masks and the observation: kept
+        for the position it was computed in (the decision count and `touch` stamp)."""
+        position = (self.num_decisions, self._stamp)
+        if self._undoable[0] == position:
+            return self._undoable[1]
+        found = []
+        if any(self.latest_move):
+            cg = self.guest_on.tolist()
+            edges = self.edges
+            for q, recs in enumerate(self.latest_move):
+                for e, ga, gb in recs:
+                    a, b = edges[e]
+                    if cg[a] == ga and cg[b] == gb:
+                        found.append((q, e))
+        self._undoable = (position, found)  # (a new tuple: a clone may share the old one)
+        return found
 
     # --- STEAL
     def _steal_conditions(self, p: int) -> tuple[tuple[np.ndarray, str], tuple[np.ndarray, str]]:
@@ -1082,8 +1125,9 @@ class Exposed(Game):
         with why a tile failing it may not be robbed. The legal mask is every condition met
         (`_steal_targets`); an illegal Steal's reason is the first one failed (`_steal_refusal`)."""
         c = self._guest_cell(p)
-        reach = self.near[c].copy()  # the tiles surrounding your Guest, and your Guest itself ...
-        reach[c] = not self.player_exposed[p]  # ... only while you are unexposed (FAQ; printed rulebook)
+        # the tiles surrounding your Guest, and your Guest itself only while you are unexposed (FAQ;
+        # printed rulebook)
+        reach = self.surround[c] if self.player_exposed[p] else self.near[c]
         return (
             (reach, "you may steal only from a tile surrounding your Guest, or your own while unexposed"),
             (self.wallets_on > 0, "that tile has no Wallet to steal"),
@@ -1143,7 +1187,7 @@ class Exposed(Game):
         self.last_seats[p, q] = True
         self.known_by[p] |= 1 << q
         self.knows[q, p] = True
-        self.knows_any = self.items_any = True
+        self.items_any = True
         self.flow.decide(SNITCH_FLIP, p, Exposed._snitch_flip_mask, Exposed._snitch_flip, p)
 
     def _snitch_flip_mask(self, mask: np.ndarray, p: int) -> None:
@@ -1752,7 +1796,6 @@ class Exposed(Game):
         self._new_identity(p)
         self.known_by[p] = seen & ~(1 << p)  # whoever saw that card knows who holds it now
         self.knows[:, p] = [bool(self.known_by[p] >> r & 1) for r in range(self.num_players)]
-        self.knows_any = True
         if was_exposed:
             self.n_unexposed += 1
         self.player_exposed[p] = False
@@ -1773,46 +1816,41 @@ class Exposed(Game):
         return cache[which]
 
     def observation(self, player: int) -> np.ndarray:
-        """Written into a source vector in absolute seats (see `_ObsPlan`), then one gather."""
+        """Written into a source vector in absolute seats (see `_ObsPlan`), then one gather. Pieces
+        that are all zero most of the time are cleared by position (those written last call), and the
+        numbers only when they changed."""
         src = self.__dict__.get("_obs_src")
         if src is None:
             src = self._obs_src = _ObsSource(self)
         S, at = src.buf, src.at
-        src.zero[:] = 0.0
-        src.blocked_zero[:] = 0.0
-        n, t = self.num_players, self.num_tiles
+        t = self.num_tiles
         cg = self.guest_on
         player_exposed = self.player_exposed
         ident = self.ident
         over = self.over
+        src.blocked_zero[:] = 0.0  # blocked swaps and the one-hot decision pieces
         ones = []  # source positions set to 1 (one-hot pieces, blocked swaps, known identities)
         # ----- the table (public) -----
         # tile_exposed, knows, last_kind, last_seats, last_items, is_mark, is_discarded, last_guests in one copy
         src.flags[:] = self._flags
-        wal = self.wallets_on
-        src.cwal[:] = wal / (wal + WALLET_SCALE)  # wallet_scale, counts in [0, 1)
+        scale = _scale_table(self.initial_wallets + self.created)  # no tile holds more
+        scale.take(self.wallets_on, 0, src.cwal, "clip")  # wallet_scale, by table
         stash = self.stash
-        S[src.nums] = [
-            *[w / (w + WALLET_SCALE) for w in stash],  # wallet_scale, inlined
-            *player_exposed,
-            len(self.deck) / t,
-            wallet_scale(self.lost_found),
-            over,
-            wallet_scale(stash[player] + int(wal[self.cell_of_guest[ident[player]]])),
-        ]
+        key = (*stash, *player_exposed, len(self.deck), self.lost_found, over)
+        if key != src.nums_key:
+            src.nums_key = key
+            S[src.nums] = [
+                *[w / (w + WALLET_SCALE) for w in stash],  # wallet_scale, inlined
+                *player_exposed,
+                len(self.deck) / t,
+                wallet_scale(self.lost_found),
+                over,
+            ]
+        S[src.own] = wallet_scale(stash[player] + int(self.wallets_on[self.cell_of_guest[ident[player]]]))
         if self.kept_any:
             src.kept[:] = self.kept * _KEPT_SCALE
-        latest_move = self.latest_move
-        if any(latest_move):
-            edges = self.edges
-            cgl = cg.tolist()
-            row = at["blocked"]
-            for recs in latest_move:
-                for e, ga, gb in recs:
-                    ea, eb = edges[e]
-                    if cgl[ea] == ga and cgl[eb] == gb:
-                        ones.append(row + e)
-                row += self.num_edges
+        blocked, e = at["blocked"], self.num_edges
+        ones.extend([blocked + q * e + i for q, i in self._undoable_swaps()])
         if not over:
             ones.append(at["turn"] + self.turn)
             decision = self.flow.frames[-1]
@@ -1825,22 +1863,48 @@ class Exposed(Game):
             elif kind == PICK:
                 if self.item_in_use >= 0:
                     ones.append(at["ditem"] + self.item_in_use)
-                ones.extend([at["dcells"] + g for g in self.item_cells])
                 ones.extend([at["dseat"] + q for q in self.item_seats])
-        # ----- what the observer knows: identities, candidates, Dentist answers -----
-        if over:
-            knowing = range(n)
+        if src.dcells_set:
+            src.dcells[:] = 0.0
+            src.dcells_set = False
+        if self.item_cells and not over and kind == PICK:
+            ones.extend([at["dcells"] + g for g in self.item_cells])
+            src.dcells_set = True
+        # ----- what the observer knows (unchanged since the last call for the same observer
+        # and the same knowledge stamp: no need to write it again) -----
+        if src.known != (player, self._stamp):
+            src.known = (player, self._stamp)
+            self._write_knowledge(src, player)
+        S[ones] = 1.0
+        # ----- per-Guest pieces to cells, the grid, and the gather -----
+        src.guest_block.take(cg, 1, src.cells, "clip")  # (mode clip: no buffering)
+        src.plan.eye.take(cg, 0, src.grid, "clip")
+        return S.take(src.plan.index[player])
+
+    def _write_knowledge(self, src: _ObsSource, player: int) -> None:
+        """Identities, candidates, cards seen in the deck and Dentist answers, as `player` knows
+        them, into the source (per Guest)."""
+        S, at, t = src.buf, src.at, self.num_tiles
+        src.zero[:] = 0.0
+        player_exposed, ident = self.player_exposed, self.ident
+        ones = []
+        if self.over:
+            knowing = range(self.num_players)
         else:
             krow = self.knows[player].tolist()
-            knowing = [q for q in range(n) if q == player or player_exposed[q] or krow[q]]
+            knowing = [q for q, k in enumerate(krow) if q == player or player_exposed[q] or k]
         # Guests that cannot be anyone's unknown card: Marks, discards, exposed tiles, known cards
-        public = self.tile_exposed[self.cell_of_guest]
+        public = src.public
+        self.tile_exposed.take(self.cell_of_guest, 0, public, "clip")
         public |= self.is_mark
         public |= self.is_discarded
+        cand = src.cand
+        np.logical_and(self.public_candidates, self.dentist_candidates[player], out=cand)
         at_ident, at_cand = at["ident"], at["cand"]
         for q in knowing:
             g = ident[q]
             public[g] = True
+            cand[q] = False
             ones.append(at_ident + q * t + g)
             ones.append(at_cand + q * t + g)  # a known card is its holder's only candidate
         if any(self.deck_seen):  # cards I have seen in the deck (Astronaut / Mayor)
@@ -1848,11 +1912,8 @@ class Exposed(Game):
             seen = [g for g, flags in zip(self.deck, self.deck_seen) if flags & bit]
             ones.extend([at["seen"] + g for g in seen])
             public[seen] = True
-        cand = src.cand
-        np.logical_and(self.public_candidates, self.dentist_candidates[player], out=cand)
-        for q in knowing:
-            cand[q] = False
-        np.greater(cand, public, out=src.cand_f)
+        np.greater(cand, public, out=cand)
+        src.cand_f[:] = cand
         if self.dentist_records:
             told = src.told
             epoch = self.epoch[player]
@@ -1860,10 +1921,6 @@ class Exposed(Game):
                 if target == player and ep == epoch:
                     told[asker] = self.dentist_candidates[asker, player]
         S[ones] = 1.0
-        # ----- per-Guest pieces to cells, the grid, and the gather -----
-        src.guest_block.take(cg, 1, src.cells, "clip")  # (mode clip: no buffering)
-        src.plan.eye.take(cg, 0, src.grid, "clip")
-        return S.take(src.plan.index[player])
 
     def _fill_public(self, v: dict) -> None:
         """Everything on the table, in absolute seats (the state tensor's public part)."""
@@ -1877,11 +1934,8 @@ class Exposed(Game):
         v["exposed_players"][:] = self.player_exposed
         v["knows"][:] = self.knows
         v["kept_items"][:] = self.kept
-        for q, recs in enumerate(self.latest_move):
-            for e, ga, gb in recs:
-                ea, eb = self.edges[e]
-                if cg[ea] == ga and cg[eb] == gb:
-                    v["blocked_swaps"][q, e] = 1.0
+        for q, e in self._undoable_swaps():
+            v["blocked_swaps"][q, e] = 1.0
         v["last_kinds"][:] = self.last_kind
         v["last_cells"][:] = self.last_guests[:, cg]
         v["last_seats"][:] = self.last_seats
@@ -1942,6 +1996,7 @@ class Exposed(Game):
         assignment possible for the players still to draw, not an exact posterior."""
         g = self.clone()
         g._mask_cache = None  # the current decider may be one whose card is redrawn
+        g.touch()  # (a clone writes its observations afresh anyway)
         bit = 1 << player
         unknown = [] if self.over else self._unknown_players(player)
         free_slots = [i for i, seen in enumerate(self.deck_seen) if not seen & bit]
@@ -2013,7 +2068,6 @@ class Exposed(Game):
         assert len(self.marks) <= self.num_marks
         assert self.tile_exposed[self.cell_of_guest[self.discard]].all(), "a discarded card's tile is exposed"
         assert self.n_unexposed == n - sum(self.player_exposed)
-        assert self.knows_any or not self.knows.any()
         assert self.kept_any or not self.kept.any()
         assert self.cop.sum() <= COPS_MAX, "one Cop card: a Mark once, and once more by the Actor"
         assert self.items_any or not (self.last_seats.any() or self.last_items.any())
@@ -2125,6 +2179,8 @@ class Exposed(Game):
 
 
 _END_ACTION = Do(Exposed._end_action)  # the clean-up closing every turn (one shared frame)
+# decisions whose actions below OFF_STEAL are swaps (and whose other actions are passes or not swaps)
+_SWAPS_ONLY = frozenset((Exposed._action, Exposed._first_swap, Exposed._second_swap))
 
 # ================================================================ items, by name (data.py `Guest.item`)
 # item -> its effect, effect(game, user, Guest): RULES.md's item table names these

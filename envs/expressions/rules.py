@@ -7,20 +7,28 @@ more cards in Harmony than in Agony. Readings of what the text leaves open are m
 listed in RULES.md.
 
 The turn flow (`self.flow`, an `envs.core.flow.TurnFlow`): seat k's turn is a decision
-`Decide(TURN, k, _turn_mask, take_turn)` above the step `Do(end_turn, k)`. `take_turn` plays a card,
-guesses a card, or (FAQ) adds a card to Harmony; a guess that leaves the guesser holding cards pushes
-the guesser's own choice, `Decide(CHOOSE_HARMONY, k, _own_cards_mask, add_to_harmony)` or
-`Decide(CHOOSE_AGONY, k, _own_cards_mask, add_to_agony)`. Once no decision waits, `end_turn` passes
+`Decide(TURN, k, _allowed_by_rules, take_turn)` above the step `Do(end_turn, k)`. `take_turn` plays a
+card, guesses a card, or (FAQ) adds a card to Harmony; a guess that leaves the guesser holding cards
+pushes the guesser's own choice, `Decide(CHOOSE_HARMONY, k, _allowed_by_rules, add_to_harmony)` or
+`Decide(CHOOSE_AGONY, k, _allowed_by_rules, add_to_agony)`. Once no decision waits, `end_turn` passes
 the turn clockwise, ends the round (the First Player flips the Timer Stack) and the game (plain
 calls, which clear the flow). The waiting decision's kind and seat are the observation's `phase` and
-`current_player` pieces. What each Suggestion says is one row of data.MEANINGS (truth, what it rules
-out, how long it stays relevant), read by the mask, the effect and the resampling alike.
+`current_player` pieces.
+
+What may be done is written once per rule: `play_conditions`, `guess_conditions`,
+`add_to_harmony_conditions` (FAQ) and `choose_conditions` each give their conditions with the words
+for an action that fails them; RULES_AT names the rules open at each kind of decision. The legal mask
+is every condition met (`_allowed_by_rules`) and an illegal action's reason is the first one failed
+(`action_problem`). What each Suggestion says is one row of data.MEANINGS (truth, what it rules out,
+how long it stays relevant), read by the mask, the effect and the resampling alike.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -113,7 +121,44 @@ def truth_table(meanings: tuple[Meaning, ...]) -> tuple[np.ndarray, np.ndarray]:
     return weights, limits
 
 
-TRUTH_WEIGHTS, TRUTH_LIMITS = truth_table(MEANINGS)
+def hand_table(meanings: tuple[Meaning, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """All the play rule reads of a hand as one product with it, over the play block twice: row
+    kind*50 + c is -1 at c (at most -1: c is in the hand), row 200 + kind*50 + c the truth table."""
+    held = np.tile(-np.eye(NUM_CARDS, dtype=np.float32), (len(meanings), 1))
+    truth_weights, truth_limits = truth_table(meanings)
+    weights = np.vstack([held, truth_weights])
+    limits = np.concatenate([np.full(len(held), -1.0, dtype=np.float32), truth_limits])
+    weights.flags.writeable = limits.flags.writeable = False
+    return weights, limits
+
+
+HAND_WEIGHTS, HAND_LIMITS = hand_table(MEANINGS)
+RELEVANT_WHILE = tuple(meaning.relevant_while for meaning in MEANINGS)  # by Suggestion, then card
+
+# The blocks of the flat action space, each rows of 50 cards: play a card (a row per Suggestion),
+# guess (a row per other seat, from your left), choose a card of your hand (to Harmony or Agony).
+PLAY, GUESS, CHOOSE = range(3)
+PLAY_ROWS = len(SUGGESTIONS)
+
+# A condition of a rule: (allowed, why), see `Expressions.play_conditions`.
+Condition = tuple[bool | np.ndarray, str]
+Conditions = tuple[Condition, ...]
+Rule = Callable[..., Conditions]
+NOT_WHILE_OTHERS_HOLD_CARDS = (
+    False,
+    "you may add a card only after a guess, or on your turn when no other player has cards",
+)
+WAIT_FOR_THE_DECISION = (False, "you must {decision} first")
+
+
+_tuple_new = tuple.__new__  # builds a NamedTuple without its constructor's Python code (a hot path)
+
+
+class HandFacts(NamedTuple):
+    """A hand as the play rule reads it (cached per hand; read-only arrays shared by copies)."""
+
+    in_hand: np.ndarray  # (4, 50) bool: Suggestion x card, the card is in the hand
+    truthful: np.ndarray  # (4, 50) bool: Suggestion x card, a truthful Suggestion of this hand
 
 
 class Expressions(Game):
@@ -135,6 +180,17 @@ class Expressions(Game):
         self.guess_base = len(SUGGESTIONS) * NUM_CARDS
         self.choose_base = self.guess_base + (n - 1) * NUM_CARDS
         self.num_actions = self.choose_base + NUM_CARDS
+        # the rows of each block (PLAY, GUESS, CHOOSE) in the action space seen as rows of 50 cards
+        self.blocks = (
+            slice(0, PLAY_ROWS),
+            slice(PLAY_ROWS, PLAY_ROWS + n - 1),
+            slice(PLAY_ROWS + n - 1, PLAY_ROWS + n),
+        )
+        # RULES_AT with each block's rows: what the mask of each kind of decision reads
+        self.open_rules = {
+            kind: tuple((self.blocks[block], rule) for block, rule in rules)
+            for kind, rules in RULES_AT.items()
+        }
         self.observation_layout = observation_layout(n)
         self.state_layout = state_layout(n, self.observation_layout)
         # One absolute-seat source vector (the state without the timer); observation(p) gathers it.
@@ -155,7 +211,7 @@ class Expressions(Game):
         self.harmony: list[int] = []
         self.agony: list[int] = []
         self.face_up = 0  # bits of cards in Harmony, Agony or Suggestions (cannot be named)
-        self._can_name = np.ones(NUM_CARDS, dtype=bool)  # the same, as the guess mask wants it
+        self._can_name = np.ones(NUM_CARDS, dtype=bool)  # the same, as the guess rule reads it
         # public deductions used to resample consistently: cards each seat is known not to hold
         self.ruled_out = [0] * n
         self.first_player = int(rng.integers(n))
@@ -164,7 +220,7 @@ class Expressions(Game):
         self.terminal = False
         self.flow = TurnFlow()
         self._begin_turn(self.first_player)
-        self._play_masks: list[np.ndarray | None] = [None] * n
+        self._hand_facts_cache: list[HandFacts | None] = [None] * n
         self._src = np.zeros(self._source_layout.size, dtype=np.float32)
         self._marks: tuple[int, ...] = ()  # where _mark_turn wrote its two 1s
         self._init_observations()
@@ -282,33 +338,23 @@ class Expressions(Game):
         return out
 
     def _legal_mask(self) -> np.ndarray:
-        return self.flow.fill_mask(self, np.zeros(self.num_actions, dtype=bool))
+        """The waiting decision's mask, filled as rows of 50 cards (the blocks' rows), returned flat."""
+        rows = np.zeros((self.num_actions // NUM_CARDS, NUM_CARDS), dtype=bool)
+        decision = self.flow.frames[-1]  # `flow.fill_mask` inlined: a decision waits until the end
+        decision.legal(self, rows, *decision.args)
+        return rows.reshape(-1)
 
     def _apply(self, action: int) -> None:
-        self.flow.choose(self, action)
-        self.flow.run(self)
+        flow = self.flow
+        decision = flow.frames.pop()  # `flow.choose` inlined: a decision waits until the end
+        decision.then(self, action, *decision.args)
+        flow.run(self)
         self._mark_turn()
 
     # ----- the turn flow: a turn, and the guesser's card after a guess ---------------------------
     def _begin_turn(self, k: int) -> None:
         """Seat k plays a card or guesses a card; the end of the turn waits beneath that decision."""
         self.flow.frames += turn_frames(self.num_players)[k]
-
-    def _turn_mask(self, mask: np.ndarray, k: int) -> None:
-        """A turn: a truthful Suggestion of your hand, or a guess; (FAQ) any card of your hand to
-        Harmony when no other player holds a card."""
-        hand = self.hands[k]
-        if hand:
-            mask[: self.guess_base] = self._play_mask(k)
-        guesses = mask[self.guess_base : self.choose_base].reshape(self.num_players - 1, NUM_CARDS)
-        if 0 not in self.hand_counts:  # everyone holds cards: any other seat may be named
-            guesses[:] = self._can_name
-            return
-        targets = self._guess_targets(k)
-        for r in targets:
-            guesses[r - 1] = self._can_name
-        if not targets and hand:  # FAQ: no other player holds a card
-            self._own_cards_mask(mask, k)
 
     def take_turn(self, action: int, k: int) -> None:
         """The action blocks of a turn, in the order of the flat action space."""
@@ -321,9 +367,95 @@ class Expressions(Game):
         else:  # FAQ: no other player holds a card
             self.add_to_harmony(action, k)
 
-    def _own_cards_mask(self, mask: np.ndarray, k: int) -> None:
-        """Choosing a card to add: any card of seat k's hand."""
-        mask[self.choose_base :] = self._hand_vector(k)
+    # ----- what may be done: each rule written once ---------------------------------------------
+    # A rule gives its conditions over its block of the action space (PLAY, GUESS or CHOOSE, each rows
+    # of 50 cards): each condition is (allowed, why), `allowed` a bool for the whole block or flags
+    # that broadcast to it (bool, or 0/1 floats for a hand), `why` the words for an action failing it.
+    # RULES_AT (below the class) names the rules open at each kind of decision, by block. The legal
+    # mask is every condition met (`_allowed_by_rules`); an illegal action's reason is the first
+    # condition it fails, or that the waiting decision comes first (`action_problem`).
+    def play_conditions(self, k: int) -> Conditions:
+        """PLAY A CARD: any one card from your hand, as a Suggestion that is truthful (data.MEANINGS
+        compiled into one product with the hand, `hand_table`)."""
+        facts = self._hand_facts(k)
+        return (
+            (facts.in_hand, "{card} is not in your hand"),
+            (
+                facts.truthful,
+                "you must always be truthful when playing cards: {card} is not your {suggestion}",
+            ),
+        )
+
+    def guess_conditions(self, k: int) -> Conditions:
+        """GUESS A CARD: choose another player and a card. Face-up cards cannot be named; Reading:
+        only a player who holds cards can be named."""
+        return (
+            (self._can_name, "{card} is face up and cannot be named"),
+            (self._holds_cards(k), "player {target} has no cards to guess"),
+        )
+
+    def add_to_harmony_conditions(self, k: int) -> Conditions:
+        """FAQ: if no other player has cards on your turn, you can add any one card from your hand to
+        Harmony (Reading: instead of playing a card; a guess is then impossible)."""
+        if not self._no_other_player_has_cards(k):  # the usual case: no need to read the hand
+            return (NOT_WHILE_OTHERS_HOLD_CARDS,)
+        return ((True, NOT_WHILE_OTHERS_HOLD_CARDS[1]), (self._hand_vector(k), "{card} is not in your hand"))
+
+    def choose_conditions(self, k: int) -> Conditions:
+        """After a guess the guesser adds any one card from their hand to Harmony (right) or Agony
+        (wrong); nothing else happens until they have."""
+        return ((self._hand_vector(k), "{card} is not in your hand"),)
+
+    def _allowed_by_rules(self, mask: np.ndarray, k: int) -> None:
+        """The legal mask of the waiting decision (every decision's `legal`; the mask as rows of 50
+        cards, all False on entry): each open block is where every condition of its rule holds."""
+        for rows, rule in self.open_rules[self.flow.frames[-1].kind]:  # (the waiting decision's kind)
+            met = True  # the conditions so far: True, or the flags where all of them hold
+            for allowed, _why in rule(self, k):
+                if type(allowed) is np.ndarray:
+                    met = allowed if met is True else met & allowed
+                elif not allowed:
+                    break  # the whole block is ruled out
+            else:
+                mask[rows] = met
+
+    def action_problem(self, action: int) -> str | None:
+        """None if `action` is allowed now, else why not, in the words of the first condition of its
+        rule that it fails: the same rules the mask is made of."""
+        decision = self.flow.decision
+        if decision is None:
+            return "the game is over"
+        block, row, card = self._action_place(action)
+        rule = dict(RULES_AT[decision.kind]).get(block)
+        conditions = rule(self, decision.player) if rule else (WAIT_FOR_THE_DECISION,)
+        shape = (self.blocks[block].stop - self.blocks[block].start, NUM_CARDS)
+        for allowed, why in conditions:
+            if not (np.broadcast_to(allowed, shape)[row, card] if type(allowed) is np.ndarray else allowed):
+                return why.format(
+                    card=card_name(card),
+                    suggestion=f"'{SUGGESTION_TEXT[SUGGESTIONS[row]]}'",
+                    target=self._seat_left_of(decision.player, row + 1),
+                    decision=DECISIONS[decision.kind],
+                )
+        return None
+
+    def _action_place(self, action: int) -> tuple[int, int, int]:
+        """(block, row, card) of a flat action: blocks PLAY, GUESS, CHOOSE; rows as the rules say."""
+        if action < self.guess_base:
+            return PLAY, *divmod(action, NUM_CARDS)
+        if action < self.choose_base:
+            return GUESS, *divmod(action - self.guess_base, NUM_CARDS)
+        return CHOOSE, 0, action - self.choose_base
+
+    def _holds_cards(self, k: int) -> bool | np.ndarray:
+        """Per row of the guess block (a column), whether that seat holds cards (True if every seat does)."""
+        counts = self.hand_counts
+        if 0 not in counts:
+            return True
+        return seat_column(tuple(map(bool, counts[k + 1 :] + counts[:k])))  # from k's left
+
+    def _no_other_player_has_cards(self, k: int) -> bool:
+        return sum(self.hand_counts) == self.hand_counts[k]
 
     def _guess_targets(self, k: int) -> list[int]:
         """Relative seats of the other players who hold cards (Reading: only they can be named)."""
@@ -333,18 +465,20 @@ class Expressions(Game):
         """The seat r places to seat k's left (guess actions name seats this way)."""
         return (k + r) % self.num_players
 
-    def _play_mask(self, k: int) -> np.ndarray:
-        """The truthful Suggestions of player k's hand, as a (4*50,) bool array (cached per hand):
-        data.MEANINGS compiled into one product with the hand (TRUTH_WEIGHTS)."""
-        cached = self._play_masks[k]
-        if cached is None:
-            cached = TRUTH_WEIGHTS @ self._hand_vector(k) <= TRUTH_LIMITS
-            cached.flags.writeable = False  # shared by copies of the game
-            self._play_masks[k] = cached
-        return cached
+    def _hand_facts(self, k: int) -> HandFacts:
+        """Seat k's hand as the play rule reads it, cached per hand (read-only, shared by copies)."""
+        facts = self._hand_facts_cache[k]
+        if facts is None:
+            allowed = (HAND_WEIGHTS @ self._hand_vector(k) <= HAND_LIMITS).reshape(-1, NUM_CARDS)
+            allowed.flags.writeable = False  # rows: in the hand, then truthful by Suggestion (`hand_table`)
+            facts = self._hand_facts_cache[k] = _tuple_new(
+                HandFacts, (allowed[:PLAY_ROWS], allowed[PLAY_ROWS:])
+            )
+        return facts
 
     def _hand_vector(self, k: int) -> np.ndarray:
-        """Seat k's hand as 50 floats 0/1 (a view of the observation source, kept in step)."""
+        """Seat k's hand as 50 floats 0/1 (a view of the observation source, kept in step); the rules
+        read it as the condition "the card is in your hand" over the choose block."""
         start = self._offsets["hands"] + k * NUM_CARDS
         return self._src[start : start + NUM_CARDS]
 
@@ -386,7 +520,7 @@ class Expressions(Game):
         """The guesser adds a card of their hand to Harmony, as its own decision; (FAQ) out of cards,
         the top card of Agony moves to Harmony instead (Reading: the top one; none if Agony is empty)."""
         if self.hands[k]:
-            self.flow.decide(CHOOSE_HARMONY, k, Expressions._own_cards_mask, Expressions.add_to_harmony, k)
+            self.flow.decide(CHOOSE_HARMONY, k, Expressions._allowed_by_rules, Expressions.add_to_harmony, k)
         elif hand_was_empty and self.agony:
             self._move_top(self.agony, self.harmony, "agony", "harmony")
 
@@ -395,7 +529,7 @@ class Expressions(Game):
         the top card of Harmony moves to Agony instead (Reading: none if Harmony is empty). Reading: a
         guesser who named their own last card (a wrong guess) has no card left to add: nothing more."""
         if self.hands[k]:
-            self.flow.decide(CHOOSE_AGONY, k, Expressions._own_cards_mask, Expressions.add_to_agony, k)
+            self.flow.decide(CHOOSE_AGONY, k, Expressions._allowed_by_rules, Expressions.add_to_agony, k)
         elif hand_was_empty and self.harmony:
             self._move_top(self.harmony, self.agony, "harmony", "agony")
 
@@ -417,13 +551,14 @@ class Expressions(Game):
         """A Suggestion no longer relevant to its player's hand goes to Agony at once; its player is
         then known to hold none of what kept it relevant."""
         hand = self.hands[k]
-        for card, (owner, kind) in list(self.suggestions.items()):
-            if owner != k:
-                continue
-            relevant_while = MEANINGS[kind].relevant_while[card]
-            if relevant_while and not hand & relevant_while:
-                self._suggestion_to_agony(card)
-                self.ruled_out[k] |= relevant_while
+        gone = [
+            (card, relevant_while)
+            for card, (owner, kind) in self.suggestions.items()
+            if owner == k and (relevant_while := RELEVANT_WHILE[kind][card]) and not hand & relevant_while
+        ]
+        for card, relevant_while in gone:  # in the order they lie on the table
+            self._suggestion_to_agony(card)
+            self.ruled_out[k] |= relevant_while
 
     def _suggestion_to_agony(self, card: int) -> None:
         """A Suggestion leaves the table; its seat and kind stay public (past_suggestions)."""
@@ -492,11 +627,12 @@ class Expressions(Game):
 
     def _leave_hand(self, p: int, card: int) -> None:
         self.hands[p] &= ~(1 << card)
-        self.hand_counts[p] -= 1
-        self._play_masks[p] = None
-        self._src[self._offsets["hands"] + p * NUM_CARDS + card] = 0.0
-        self._set_seat_piece("left_hand", p, card, 1.0)
-        self._set_seat_piece("hand_sizes", p, 0, self.hand_counts[p] / self.hand_size)
+        count = self.hand_counts[p] = self.hand_counts[p] - 1
+        self._hand_facts_cache[p] = None
+        src, at = self._src, self._offsets  # the seat pieces `hands`, `left_hand`, `hand_sizes`
+        src[at["hands"] + p * NUM_CARDS + card] = 0.0
+        src[at["left_hand"] + p * NUM_CARDS + card] = 1.0
+        src[at["hand_sizes"] + p] = count / self.hand_size
 
     def _to_harmony(self, card: int) -> None:
         self.harmony.append(card)
@@ -544,7 +680,7 @@ class Expressions(Game):
     # game (configuration, layouts, the gather index, offsets, action bases, ints and bools) is either
     # fixed once set up or immutable, so a copy shares it. Cached play masks and the legal mask are
     # read-only arrays, shared too.
-    MUTABLE_LISTS = ("hands", "hand_counts", "timer", "harmony", "agony", "ruled_out", "_play_masks")
+    MUTABLE_LISTS = ("hands", "hand_counts", "timer", "harmony", "agony", "ruled_out", "_hand_facts_cache")
     MUTABLE_ARRAYS = ("_src", "_can_name")
 
     def clone(self) -> Expressions:
@@ -592,7 +728,7 @@ class Expressions(Game):
         game = self._copy(np.random.default_rng(int(rng.integers(2**63))))
         for p, bits in zip(seats, deal):
             game.hands[p] = bits
-            game._play_masks[p] = None
+            game._hand_facts_cache[p] = None
         start = self._offsets["hands"]
         hands = game._src[start : start + self.num_players * NUM_CARDS].reshape(self.num_players, NUM_CARDS)
         hands[seats] = (np.array(deal[:-1], dtype=np.int64)[:, None] >> CARD_SHIFTS) & 1
@@ -658,25 +794,7 @@ class Expressions(Game):
         return f"add {card_name(card)} to {where}"
 
     def illegal_reason(self, action: int) -> str:
-        k = self.player
-        if action < self.guess_base:
-            kind, card = divmod(action, NUM_CARDS)
-            if self.phase != TURN:
-                return f"you must {DECISIONS[self.phase]} first"
-            if not (self.hands[k] >> card) & 1:
-                return f"{card_name(card)} is not in your hand"
-            return f"'{SUGGESTION_TEXT[SUGGESTIONS[kind]]}' would not be truthful for your hand"
-        if action < self.choose_base:
-            rel, card = divmod(action - self.guess_base, NUM_CARDS)
-            if self.phase != TURN:
-                return f"you must {DECISIONS[self.phase]} first"
-            if (self.face_up >> card) & 1:
-                return f"{card_name(card)} is face up and cannot be named"
-            return "that player holds no cards"
-        card = action - self.choose_base
-        if not (self.hands[k] >> card) & 1:
-            return f"{card_name(card)} is not in your hand"
-        return "you may add a card only after a guess, or when no other player holds a card"
+        return self.action_problem(action) or "it is allowed"
 
     def to_string(self, player: int | None = None) -> str:
         """The table as text: with `player`, only what that player may see (render.table_view)."""
@@ -698,9 +816,32 @@ def turn_frames(n: int) -> tuple[tuple[Frame, ...], ...]:
     for k in range(n):
         turn = TurnFlow()
         turn.do(Expressions.end_turn, k)
-        turn.decide(TURN, k, Expressions._turn_mask, Expressions.take_turn, k)
+        turn.decide(TURN, k, Expressions._allowed_by_rules, Expressions.take_turn, k)
         turns.append(tuple(turn.frames))
     return tuple(turns)
+
+
+@cache
+def seat_column(seat_flags: tuple[bool, ...]) -> np.ndarray:
+    """One flag per other seat as a column, for the rows of the guess block (read-only, built once)."""
+    flags = np.array(seat_flags)[:, None]
+    flags.flags.writeable = False
+    return flags
+
+
+# The rules open at each kind of decision, by block of the action space; an action of a block not
+# open waits for the decision (WAIT_FOR_THE_DECISION).
+RULES_AT: dict[int, tuple[tuple[int, Rule], ...]] = {
+    TURN: (
+        (PLAY, Expressions.play_conditions),
+        (GUESS, Expressions.guess_conditions),
+        (CHOOSE, Expressions.add_to_harmony_conditions),
+    ),
+    CHOOSE_HARMONY: ((CHOOSE, Expressions.choose_conditions),),
+    CHOOSE_AGONY: ((CHOOSE, Expressions.choose_conditions),),
+}
+if sorted(RULES_AT) != list(range(len(DECISIONS))):  # a decision without rules fails at import
+    raise ValueError(f"RULES_AT covers decisions {sorted(RULES_AT)}, not all of {DECISIONS}")
 
 
 # ----- resampling: deals consistent with the public facts ----------------------------------------

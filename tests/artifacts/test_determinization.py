@@ -198,6 +198,7 @@ def test_a_clone_plays_the_same_future_and_shares_only_the_fixed_definition():
         }
         # what a configuration fixes (layouts, tables, action offsets) is shared; read-only caches too
         fixed = {"blocks", "_at", "_pub_fixed", "_observer_index", "_no_piles"}
+        fixed |= {"_window_option", "_observers", "_relative_seats"}
         assert shared <= fixed | {"_mask_cache"}, shared
         assert_same_future(g.clone(), c, i)
 

@@ -92,3 +92,6 @@ def test_handler_tables_are_checked():
         check_handlers({"a": Tiny.finish, "c": Tiny.finish}, ["a"], "items")
     with pytest.raises(TypeError, match="not a function"):
         check_handlers({"a": "_item_a"}, ["a"], "items")
+    check_handlers({"a": (Tiny.any_number, Tiny.first_pick)}, ["a"], "decisions")  # a row of handlers
+    with pytest.raises(TypeError, match="not a function"):
+        check_handlers({"a": (Tiny.any_number, "_first_pick")}, ["a"], "decisions")

@@ -28,6 +28,7 @@ def put(g: Exposed, name: str, cell: int) -> None:
     """Move the tile of Guest `name` to `cell` (swapping with whatever is there)."""
     g._swap_cells(cell_of(g, name), cell)
     g._mask_cache = None
+    g.touch()  # what players know may have changed
 
 
 def _where(g: Exposed, x: int):
@@ -58,6 +59,7 @@ def swap_cards(g: Exposed, x: int, y: int) -> None:
         g.player_exposed[q] = bool(g.tile_exposed[g.cell_of_guest[g.ident[q]]])
     g.n_unexposed = g.num_players - sum(g.player_exposed)
     g._mask_cache = None
+    g.touch()  # what players know may have changed
 
 
 def set_identity(g: Exposed, p: int, name: str) -> None:
@@ -139,6 +141,7 @@ def plain(g: Exposed, cell: int) -> None:
         if not g.tile_exposed[g.cell_of_guest[y]]:
             g._swap_cells(cell, int(g.cell_of_guest[y]))
             g._mask_cache = None
+            g.touch()  # what players know may have changed
             return
     raise AssertionError("no plain tile left")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.exposed.rules import _STATIC_KEYS, DENTIST, Exposed
+from envs.exposed.rules import DENTIST, Exposed, definition
 
 from .helpers import do, new_game, seat_action, set_identity, start, steal_mark, swap_cards
 
@@ -145,12 +145,13 @@ def test_a_clone_is_independent_of_its_original(n):
 
 def test_a_clone_shares_nothing_mutable_but_the_fixed_geometry():
     """Every list, dict or writeable array of a game is copied by `clone` (inner lists too), except
-    the geometry and layouts fixed for the player count: a field added to the state and forgotten
-    by `clone` fails here."""
+    the `Definition` fixed for the player count (shared, the same object in every game): a field
+    added to the state and forgotten by `clone` fails here."""
     g = _random_position(6, 1, steps=60)
     g.observation(0), g.state_tensor(), g.legal_action_mask()
     c = g.clone()
-    fixed = set(_STATIC_KEYS)
+    fixed = set(vars(definition(g.num_players)))  # the shared definition
+    assert all(g.__dict__[k] is c.__dict__[k] is v for k, v in vars(definition(g.num_players)).items())
     for key, value in g.__dict__.items():
         if key in fixed or key not in c.__dict__:
             continue

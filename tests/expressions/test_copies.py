@@ -39,9 +39,10 @@ def assert_same_fields(a: dict, b: dict) -> None:
     assert a.keys() == b.keys()
     for key in a:
         x, y = a[key], b[key]
-        if key == "_play_masks":
+        if key == "_hand_facts_cache":
             assert [m is None for m in x] == [m is None for m in y], key
-            assert all(np.array_equal(m, n) for m, n in zip(x, y) if m is not None), key
+            for m, n in zip(x, y):
+                assert m is None or all(np.array_equal(u, v) for u, v in zip(m, n)), key
         elif isinstance(x, np.ndarray) or x is None or isinstance(y, np.ndarray):
             assert (x is None) == (y is None) and (x is None or np.array_equal(x, y)), key
         elif isinstance(x, Layout):
@@ -71,7 +72,9 @@ def test_clone_copies_the_mutable_state_and_shares_the_fixed_definition():
     assert_same_fields(fields(twin), fields(game))
     assert twin.observation_layout is game.observation_layout and twin._observer is game._observer
     assert not game.legal_action_mask().flags.writeable
-    assert all(m is None or not m.flags.writeable for m in game._play_masks), "shared masks are read-only"
+    assert all(not array.flags.writeable for facts in game._hand_facts_cache if facts for array in facts), (
+        "shared hand facts are read-only"
+    )
 
 
 @pytest.mark.parametrize("config", SPEC.test_configs, ids=str)
