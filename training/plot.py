@@ -38,3 +38,59 @@ def plot_curve(history: list[dict], path: str | Path, title: str = "") -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def plot_seeds(histories: dict[str, list[dict]], path: str | Path, title: str = "") -> None:
+    """The learning curves of several runs of one config (e.g. three seeds): one panel per evaluation
+    opponent, one line per run, so the spread between seeds shows at a glance."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    opponents = sorted(
+        {k for h in histories.values() for e in h for k, v in e.items() if isinstance(v, dict)}
+    )
+    if not opponents:
+        return
+    fig, axes = plt.subplots(1, len(opponents), figsize=(5 * len(opponents), 3.6), dpi=100, squeeze=False)
+    for ax, name in zip(axes[0], opponents):
+        for label, history in histories.items():
+            points = [(e["decisions"], e[name]["win_rate"]) for e in history if isinstance(e.get(name), dict)]
+            if points:
+                xs, ys = zip(*points)
+                ax.plot(xs, ys, marker=".", label=label)
+        ax.set_title(f"vs {name}")
+        ax.set_xlabel("learner decisions")
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("win rate")
+    axes[0][-1].legend(loc="lower right")
+    fig.suptitle(f"{title} learning curves")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """python -m training.plot RUN [RUN ...] --output PNG: the runs' curves (their eval.json) side by side."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("runs", nargs="+", help="run directories (each with an eval.json)")
+    parser.add_argument("--output", required=True, help="the PNG to write")
+    parser.add_argument("--title", default="")
+    args = parser.parse_args(argv)
+    histories = {}
+    for run in args.runs:
+        path = Path(run) / "eval.json"
+        if not path.is_file():
+            parser.error(f"{run}: no eval.json (is it a run directory?)")
+        histories[Path(run).name] = json.loads(path.read_text())
+    plot_seeds(histories, args.output, args.title)
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()
