@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -462,13 +463,10 @@ def vote_target_seats(block: np.ndarray, perm: np.ndarray) -> np.ndarray:
     return block[:, cols]
 
 
-_DEFINITIONS: dict[ArtifactsConfig, Definition] = {}
-
-
+@cache
 def definition(cfg: ArtifactsConfig) -> Definition:
-    if cfg not in _DEFINITIONS:
-        _DEFINITIONS[cfg] = Definition(cfg)
-    return _DEFINITIONS[cfg]
+    """The shared definition of a configuration (built once: configs are frozen, so hashable)."""
+    return Definition(cfg)
 
 
 # The mutable state, by how clone() copies it: flat lists, numpy arrays. Besides these, the flow, `delayed`

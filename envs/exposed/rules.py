@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from math import prod
 from typing import NamedTuple
 
@@ -589,15 +590,11 @@ class Definition:
         )
 
 
-_DEFINITIONS: dict[int, Definition] = {}
-
-
+@cache
 def definition(n: int) -> Definition:
     """The shared definition of the n-player game (everything else in the configuration changes
     only the rules' choices, read from `config`)."""
-    if n not in _DEFINITIONS:
-        _DEFINITIONS[n] = Definition(n)
-    return _DEFINITIONS[n]
+    return Definition(n)
 
 
 class Exposed(Game):
