@@ -1,6 +1,6 @@
 """Expressions as a PettingZoo AEC environment (cooperative, 2–5 players).
 
-`env(num_players=4, mode="normal", reward="win_loss")`; `raw_env(...)` without the safety layer.
+`env(num_players=4, mode="normal", reward="win_loss", knowledge=False)`; `raw_env(...)` without the safety layer.
 The players, actions, observation pieces and rewards below are generated from the code.
 """
 
@@ -23,6 +23,7 @@ SPEC = GameSpec(
         [{"num_players": n} for n in (2, 3, 4, 5)]
         + [{"num_players": 4, "mode": "hard"}, {"num_players": 4, "mode": "easy"}]
         + [{"num_players": 2, "mode": "hard"}, {"num_players": 3, "mode": "easy", "reward": "score"}]
+        + [{"num_players": 4, "knowledge": True}]
     ),
     benchmark_config={"num_players": 4},
     # the largest table, and two players beside OpenSpiel's two-player hanabi
@@ -31,7 +32,8 @@ SPEC = GameSpec(
     # a simulated game finished by the scripted team costs about 5 ms
     search=SearchDefaults(rollout="scripted", simulations=60),
     players_doc="2–5, all on one team (cooperative). Modes `normal`, `hard` (2 timer cards a round), "
-    "`easy` (one more round after the last flip). The first player is random.",
+    "`easy` (one more round after the last flip). The first player is random. `knowledge=True` adds "
+    "the public card knowledge (`may_hold`, `must_hold`, as Hanabi's standard observation does).",
     reward_doc="the same for every player at the end: +1 if Harmony holds more cards than Agony, else −1 "
     '(`reward="score"`: Harmony − Agony). Zero before the end.',
     invariant_doc="all 50 cards always in exactly one place",

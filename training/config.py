@@ -31,6 +31,10 @@ class NetConfig:
     # the observation)
     critic_hidden: list = field(default_factory=lambda: [128, 128])
     normalize_obs: bool = False  # running mean/std of observations, kept in the checkpoint
+    # a linear map from the observation straight to the action logits, added to the head's ("wide and
+    # deep"): a logit can follow one observation entry (what is known of a card -> guess that card)
+    # without being squeezed through the trunk; it starts at zero
+    direct: bool = False
     embed: int = 32  # kind="layout": entity and per-seat embeddings are 2 * embed wide (mean and max)
     conv_channels: int = 16  # kind="layout": channels of the two 3x3 convolutions over each grid
     # kind="layout": the observation pieces the encoder is built from, one "name: 2 seat x 7 row x 24"
@@ -189,6 +193,23 @@ class PretrainConfig:
 
 
 @dataclass
+class TeacherConfig:
+    # The scripted baseline labels the learner's own decisions in each rollout (as DAgger does: on the
+    # positions the learner reaches, not only the baseline's), and a cross-entropy towards its choice
+    # joins the PPO loss. Its weight falls linearly from `coef` to 0 at `until` of total_steps.
+    coef: float = 0.0  # 0 = off
+    until: float = 0.5  # share of total_steps after which the teacher is silent
+    share: float = 1.0  # share of each rollout's learner decisions the teacher labels (it costs time)
+
+    def validate(self) -> None:
+        if self.coef < 0:
+            raise ConfigError(f"teacher.coef must be >= 0, got {self.coef}")
+        for name in ("until", "share"):
+            if not 0 < getattr(self, name) <= 1:
+                raise ConfigError(f"teacher.{name} must be in (0, 1], got {getattr(self, name)}")
+
+
+@dataclass
 class TrainConfig:
     game: str = ""  # registered name ("expressions") or "module:ATTR" naming a GameSpec
     game_config: dict = field(default_factory=dict)
@@ -203,6 +224,7 @@ class TrainConfig:
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    teacher: TeacherConfig = field(default_factory=TeacherConfig)
     backend: str = "native"  # "native" (this package's PPO) or "rllib" (RLlib's PPO on Ray)
     # options of backend=rllib (training/rllib/options.py), e.g. rllib.num_env_runners=4; that backend
     # checks them (this module never imports it), the native one ignores them
@@ -218,7 +240,7 @@ class TrainConfig:
             raise ConfigError(f"total_steps must be positive, got {self.total_steps}")
         if self.threads < 1:
             raise ConfigError(f"threads must be at least 1, got {self.threads}")
-        for part in (self.net, self.ppo, self.opponents, self.eval, self.pretrain):
+        for part in (self.net, self.ppo, self.opponents, self.eval, self.pretrain, self.teacher):
             part.validate()
 
     def to_dict(self) -> dict[str, Any]:

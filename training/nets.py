@@ -306,6 +306,7 @@ class PolicyNet(nn.Module):
             self.gru = nn.GRUCell(feat, c.gru_size)
             feat = c.gru_size
         self.actor_head = nn.Linear(feat, num_actions)
+        self.direct = nn.Linear(obs_dim, num_actions) if c.direct else None
         if c.critic == "shared":
             self.critic = None
             self.value_head = nn.Linear(feat, 1)
@@ -325,6 +326,8 @@ class PolicyNet(nn.Module):
                 nn.init.zeros_(module.bias)
         nn.init.orthogonal_(self.actor_head.weight, 0.01)
         nn.init.orthogonal_(self.value_head.weight, 1.0)
+        if self.direct is not None:  # the policy starts as it would without it
+            nn.init.zeros_(self.direct.weight)
 
     def _layout_trunk(self, c, sizes: list[int], extra: int = 0) -> LayoutTrunk:
         if not c.layout:
@@ -354,7 +357,7 @@ class PolicyNet(nn.Module):
         if self.recurrent:
             new_hidden = self.gru(feat, hidden)
             feat = new_hidden
-        logits = masked_logits(self.actor_head(feat), mask)
+        logits = masked_logits(self._logits(x, feat), mask)
         value = None
         if need_value:
             value = self._value(x, feat, state)
@@ -377,11 +380,16 @@ class PolicyNet(nn.Module):
             h = self.gru(feat[t], h * keep[t])
             outs.append(h)
         feat = torch.stack(outs)
-        logits = masked_logits(self.actor_head(feat), mask)
+        logits = masked_logits(self._logits(x, feat), mask)
         return logits, self._value(x, feat, state)
 
     def evaluate_flat(self, obs, mask, state=None):
         x = self._norm(obs)
         feat = self.trunk(x)
-        logits = masked_logits(self.actor_head(feat), mask)
+        logits = masked_logits(self._logits(x, feat), mask)
         return logits, self._value(x, feat, state)
+
+    def _logits(self, x, feat):
+        """The head's logits, plus the direct map of the (normalized) observation when net.direct."""
+        logits = self.actor_head(feat)
+        return logits + self.direct(x) if self.direct is not None else logits

@@ -40,9 +40,15 @@ def plot_curve(history: list[dict], path: str | Path, title: str = "") -> None:
     plt.close(fig)
 
 
-def plot_seeds(histories: dict[str, list[dict]], path: str | Path, title: str = "") -> None:
+METRICS = {"win_rate": "win rate", "mean_return": "mean return"}
+
+
+def plot_seeds(
+    histories: dict[str, list[dict]], path: str | Path, title: str = "", metric: str = "win_rate"
+) -> None:
     """The learning curves of several runs of one config (e.g. three seeds): one panel per evaluation
-    opponent, one line per run, so the spread between seeds shows at a glance."""
+    opponent, one line per run, so the spread between seeds shows at a glance. `metric`: the win rate,
+    or the mean return (e.g. Harmony - Agony where a cooperative team rarely wins)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -56,15 +62,16 @@ def plot_seeds(histories: dict[str, list[dict]], path: str | Path, title: str = 
     fig, axes = plt.subplots(1, len(opponents), figsize=(5 * len(opponents), 3.6), dpi=100, squeeze=False)
     for ax, name in zip(axes[0], opponents):
         for label, history in histories.items():
-            points = [(e["decisions"], e[name]["win_rate"]) for e in history if isinstance(e.get(name), dict)]
+            points = [(e["decisions"], e[name][metric]) for e in history if isinstance(e.get(name), dict)]
             if points:
                 xs, ys = zip(*points)
                 ax.plot(xs, ys, marker=".", label=label)
         ax.set_title(f"vs {name}")
         ax.set_xlabel("learner decisions")
-        ax.set_ylim(0, 1)
+        if metric == "win_rate":
+            ax.set_ylim(0, 1)
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("win rate")
+    axes[0][0].set_ylabel(METRICS[metric])
     axes[0][-1].legend(loc="lower right")
     fig.suptitle(f"{title} learning curves")
     fig.tight_layout()
@@ -81,6 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("runs", nargs="+", help="run directories (each with an eval.json)")
     parser.add_argument("--output", required=True, help="the PNG to write")
     parser.add_argument("--title", default="")
+    parser.add_argument("--metric", choices=sorted(METRICS), default="win_rate", help="what the curves show")
     args = parser.parse_args(argv)
     histories = {}
     for run in args.runs:
@@ -88,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
         if not path.is_file():
             parser.error(f"{run}: no eval.json (is it a run directory?)")
         histories[Path(run).name] = json.loads(path.read_text())
-    plot_seeds(histories, args.output, args.title)
+    plot_seeds(histories, args.output, args.title, args.metric)
     print(f"wrote {args.output}")
 
 

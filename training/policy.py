@@ -144,7 +144,8 @@ class ScriptedPolicy(nn.Module):
     Attributes: obs_dim, num_actions, recurrent, hidden_size, game, game_config (a JSON string).
     """
 
-    __constants__ = ["recurrent", "masked_logit"]  # TorchScript compiles only the branch it takes
+    # TorchScript compiles only the branch it takes
+    __constants__ = ["recurrent", "has_direct", "masked_logit"]
 
     def __init__(self, net: PolicyNet, game: str = "", game_config: dict | None = None):
         super().__init__()
@@ -153,6 +154,8 @@ class ScriptedPolicy(nn.Module):
         self.trunk = net.trunk
         self.gru = net.gru if net.recurrent else nn.Identity()
         self.actor_head = net.actor_head
+        self.has_direct = net.direct is not None
+        self.direct = net.direct if net.direct is not None else nn.Identity()
         self.obs_dim: int = net.obs_dim
         self.num_actions: int = net.num_actions
         self.recurrent = net.recurrent
@@ -173,14 +176,18 @@ class ScriptedPolicy(nn.Module):
         single = observation.dim() == 1
         obs = observation.to(torch.float32).reshape(-1, self.obs_dim)
         mask = action_mask.to(torch.bool).reshape(-1, self.num_actions)
-        feat = self.trunk(self.norm(obs))
+        x = self.norm(obs)
+        feat = self.trunk(x)
         if self.recurrent:
             h = torch.zeros(obs.shape[0], self.hidden_size) if hidden is None else hidden
             feat = self.gru(feat, h.reshape(-1, self.hidden_size))
             new_hidden = feat
         else:
             new_hidden = torch.zeros(obs.shape[0], 0)
-        logits = self.actor_head(feat).masked_fill(~mask, self.masked_logit)
+        logits = self.actor_head(feat)
+        if self.has_direct:
+            logits = logits + self.direct(x)
+        logits = logits.masked_fill(~mask, self.masked_logit)
         if single:
             return logits[0], new_hidden[0]
         return logits, new_hidden

@@ -9,7 +9,7 @@ from .nets import masked_entropy
 from .runner import Batch
 
 
-def _losses(net, cfg, logits, values, action, old_logp, adv, ret, old_value, mask, weight):
+def _losses(net, cfg, logits, values, action, old_logp, adv, ret, old_value, mask, weight, teacher=None):
     log_probs = torch.log_softmax(logits, -1)
     logp = log_probs.gather(-1, action.unsqueeze(-1)).squeeze(-1)
     entropy = masked_entropy(log_probs, mask)
@@ -34,21 +34,42 @@ def _losses(net, cfg, logits, values, action, old_logp, adv, ret, old_value, mas
         approx_kl = (((ratio - 1) - log_ratio) * weight).sum() / total
         clipfrac = (((ratio - 1).abs() > cfg.clip).float() * weight).sum() / total
         values = torch.stack([pg_loss, v_loss, ent, approx_kl, clipfrac]).tolist()  # one copy, not five
-    return loss, dict(zip(_STAT_NAMES, values))
+    stats = dict(zip(_STAT_NAMES, values))
+    if teacher is not None:
+        coef, labels = teacher
+        imitation, agreement = _imitation(log_probs, labels, weight)
+        loss = loss + coef * imitation
+        stats |= {"teacher/cross_entropy": imitation.item(), "teacher/agreement": agreement}
+    return loss, stats
 
 
 _STAT_NAMES = ("loss/policy", "loss/value", "loss/entropy", "loss/approx_kl", "loss/clipfrac")
 
 
-def ppo_update(net, optimizer, batch: Batch, cfg, rng: np.random.Generator) -> dict[str, float]:
-    """Run cfg.epochs epochs of minibatch PPO on `batch`; returns mean statistics."""
+def _imitation(log_probs, labels, weight):
+    """Cross-entropy towards the teacher's action on the rows it labelled (label -1: not labelled),
+    and how often the policy's most likely action is the teacher's."""
+    labelled = (labels >= 0).float() * weight
+    count = labelled.sum().clamp(min=1.0)
+    logp = log_probs.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+    with torch.no_grad():
+        agreement = (((log_probs.argmax(-1) == labels).float() * labelled).sum() / count).item()
+    return -(logp * labelled).sum() / count, agreement
+
+
+def ppo_update(
+    net, optimizer, batch: Batch, cfg, rng: np.random.Generator, teacher_coef: float = 0.0
+) -> dict[str, float]:
+    """Run cfg.epochs epochs of minibatch PPO on `batch`; returns mean statistics. With `batch.teacher`
+    and `teacher_coef` > 0, a cross-entropy towards the teacher's labels joins the loss."""
+    taught = teacher_coef > 0 and batch.teacher is not None
     if net.obs_norm is not None:
         net.obs_norm.update(batch.obs[batch.trainable])
     stats: list[dict] = []
     if net.recurrent:
-        batches = _recurrent_minibatches(batch, cfg, rng)
+        batches = _recurrent_minibatches(batch, cfg, rng, taught)
     else:
-        batches = _flat_minibatches(batch, cfg, rng)
+        batches = _flat_minibatches(batch, cfg, rng, taught)
     for _epoch in range(cfg.epochs):
         kls = []
         for mb in batches():
@@ -68,6 +89,7 @@ def ppo_update(net, optimizer, batch: Batch, cfg, rng: np.random.Generator) -> d
                 mb["value"],
                 mb["mask"],
                 mb["weight"],
+                (teacher_coef, mb["teacher"]) if taught else None,
             )
             optimizer.zero_grad()
             loss.backward()
@@ -89,9 +111,9 @@ def ppo_update(net, optimizer, batch: Batch, cfg, rng: np.random.Generator) -> d
 _ROW_FIELDS = ("obs", "mask", "action", "logp", "advantage", "returns", "value")
 
 
-def _flat_minibatches(batch: Batch, cfg, rng):
+def _flat_minibatches(batch: Batch, cfg, rng, taught: bool = False):
     rows = np.flatnonzero(batch.trainable)
-    fields = _ROW_FIELDS + (("state",) if batch.state.shape[1] > 0 else ())
+    fields = _ROW_FIELDS + (("state",) if batch.state.shape[1] > 0 else ()) + (("teacher",) if taught else ())
     if len(rows) == len(batch.trainable):  # every row trains: use the arrays as they are, no copy
         tensors = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f))) for f in fields}
     else:
@@ -110,12 +132,13 @@ def _flat_minibatches(batch: Batch, cfg, rng):
     return gen
 
 
-def _recurrent_minibatches(batch: Batch, cfg, rng):
+def _recurrent_minibatches(batch: Batch, cfg, rng, taught: bool = False):
     layout = batch.layout  # [L, C]
     valid = layout >= 0
     safe = np.where(valid, layout, 0)
     use_state = batch.state.shape[1] > 0
-    padded = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f)[safe])) for f in _ROW_FIELDS}
+    fields = _ROW_FIELDS + (("teacher",) if taught else ())
+    padded = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f)[safe])) for f in fields}
     padded["start"] = torch.from_numpy(batch.start[safe] & valid)
     if use_state:
         padded["state"] = torch.from_numpy(batch.state[safe])

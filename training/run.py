@@ -102,6 +102,8 @@ def run_game(config: TrainConfig) -> GameInfo:
         config.net.bind_layout(info.new_game(0).observation_layout)
     if config.pretrain.games and info.spec.scripted_policy is None:
         raise ConfigError(f"pretrain.games needs a scripted baseline; {info.spec.name} has none")
+    if config.teacher.coef and info.spec.scripted_policy is None:
+        raise ConfigError(f"teacher.coef needs a scripted baseline; {info.spec.name} has none")
     return info
 
 

@@ -97,6 +97,7 @@ class Batch:
     returns: np.ndarray
     trainable: np.ndarray
     layout: np.ndarray  # [L, C] row index per (position in chain, chain), -1 = padding
+    teacher: np.ndarray | None = None  # the scripted baseline's action per row (-1: none), see TeacherConfig
 
     def __len__(self) -> int:
         return len(self.action)

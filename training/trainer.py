@@ -63,6 +63,8 @@ class Trainer(Backend):
         self.actors = {"learner": NetActor(self.net, name="learner"), "random": RandomActor()}
         if info.spec.scripted_policy is not None:
             self.actors["scripted"] = ScriptedActor(info)
+        # the scripted baseline as a teacher of the learner's own decisions (teacher.coef > 0)
+        self.teacher = info.scripted(0) if config.teacher.coef > 0 else None
         # the games: num_envs at once, every learner decision recorded
         self.runner = Runner(
             info,
@@ -95,13 +97,18 @@ class Trainer(Backend):
         """Rollout -> advantages -> update -> log."""
         p = self.config.ppo
         self._anneal_lr()
+        teacher_coef = self._teacher_coef()
         # rollout: every game steps rollout_steps times; the learner's decisions are recorded, and each
         # one's advantage is GAE over its seat's own chain of decisions (the runner hands them so)
         self.net.eval()
         batch = self.runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)
+        if teacher_coef > 0:
+            batch.teacher = self._teacher_labels(batch)
         # update: epochs of minibatch PPO on the batch
         self.net.train()
-        stats = ppo_update(self.net, self.optimizer, batch, p, self.rng)
+        stats = ppo_update(self.net, self.optimizer, batch, p, self.rng, teacher_coef)
+        if self.teacher is not None:
+            stats["teacher/coef"] = teacher_coef
         self.iteration += 1
         if self.iteration % self.config.opponents.snapshot_every == 0:
             self.pool.add_snapshot(self.net)
@@ -115,6 +122,26 @@ class Trainer(Backend):
             frac = 1.0 - self.runner.decisions / self.config.total_steps
             for group in self.optimizer.param_groups:
                 group["lr"] = p.lr * max(frac, 0.0)
+
+    def _teacher_coef(self) -> float:
+        """teacher.coef, falling linearly to 0 at teacher.until of total_steps."""
+        t = self.config.teacher
+        if self.teacher is None:
+            return 0.0
+        done = self.runner.decisions / (t.until * self.config.total_steps)
+        return t.coef * max(0.0, 1.0 - done)
+
+    def _teacher_labels(self, batch) -> np.ndarray:
+        """The scripted baseline's action at a teacher.share of the learner's decisions, -1 elsewhere.
+        The baseline reads only (observation, mask), so it can label any position the learner reached."""
+        labels = np.full(len(batch), -1, np.int64)
+        rows = np.flatnonzero(batch.trainable)
+        share = self.config.teacher.share
+        if share < 1:  # no draw at share 1, so the minibatch order is the same as without sampling
+            rows = rows[self.rng.random(len(rows)) < share]
+        for r in rows:
+            labels[r] = self.teacher(batch.obs[r], batch.mask[r])
+        return labels
 
     def _game_stats(self) -> dict[str, float]:
         stats = {f"live_win_rate/{k}": float(np.mean(v)) for k, v in self.live.items() if len(v)}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .data import HIGHEST, LAST, LOWEST, MORE, NUM_CARDS, NUM_NUMBERS, SETUP_CHART, SUGGESTIONS
-from .rules import observation_layout
+from .rules import may_hold, must_hold, observation_layout
 
 _CARDS = np.arange(NUM_CARDS)
 _COLOR = _CARDS // NUM_NUMBERS
@@ -28,7 +28,7 @@ class ScriptedExpressionsPolicy:
 
     def __init__(self, config, guess_threshold: float = 0.34):
         self.n = config.num_players
-        self.layout = observation_layout(self.n)
+        self.layout = observation_layout(self.n, getattr(config, "knowledge", False))
         self.guess_threshold = guess_threshold
         self.guess_base = len(SUGGESTIONS) * NUM_CARDS
         self.choose_base = self.guess_base + (self.n - 1) * NUM_CARDS
@@ -51,45 +51,31 @@ class ScriptedExpressionsPolicy:
         return int(np.flatnonzero(mask)[0])
 
     # ----- guessing --------------------------------------------------------------------------
-    def _candidates(self, obs, seat: int, unseen: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Cards seat may hold, and the card sets it must hold one of (its relevant Suggestions)."""
-        # a card wrongly guessed that left no hand lies in the Timer Stack
-        in_timer = obs["guessed_wrong"].any(axis=0) & ~obs["left_hand"].any(axis=0)
-        allowed = unseen & (obs["guessed_wrong"][seat] == 0) & ~in_timer
-        sugg = obs["suggestions"][seat] > 0
-        told = sugg | (obs["past_suggestions"][seat] > 0)  # what each Suggestion said stays true
-        for c in np.flatnonzero(told[HIGHEST]):
-            allowed &= ~HIGHER[c]
-        for c in np.flatnonzero(told[LOWEST]):
-            allowed &= ~LOWER[c]
-        for c in np.flatnonzero(told[LAST]):
-            allowed &= ~SAME_COLOR[c]
-        # a Suggestion left the table because its color / number left the hand
-        for c in np.flatnonzero((told[HIGHEST] & ~sugg[HIGHEST]) | (told[LOWEST] & ~sugg[LOWEST])):
-            allowed &= ~SAME_COLOR[c]
-        for c in np.flatnonzero(told[MORE] & ~sugg[MORE]):
-            allowed &= ~SAME_NUMBER[c]
-        required = [allowed & SAME_COLOR[c] for c in np.flatnonzero(sugg[HIGHEST] | sugg[LOWEST])]
-        required += [allowed & SAME_NUMBER[c] for c in np.flatnonzero(sugg[MORE])]
-        return allowed, required
+    def _candidates(self, obs, face_up: np.ndarray, unseen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per relative seat, the cards it may hold (hidden from us, not ruled out in public) and, per
+        card, 1/k for the smallest set of k of them it must hold one of (its relevant Suggestions):
+        the engine's own public deductions (`rules.may_hold`, `rules.must_hold`), read from the
+        history in the observation, less our own hand."""
+        may = may_hold(
+            obs["suggestions"], obs["past_suggestions"], obs["guessed_wrong"], obs["left_hand"], face_up
+        )
+        may &= unseen
+        return may, must_hold(obs["suggestions"], may)
 
     def _best_guess(self, obs, mask, face_up) -> tuple[int | None, float]:
         unseen = ~face_up & (obs["hand"] == 0)
         total_unseen = max(int(unseen.sum()), 1)
         best, best_p = None, -1.0
         guesses = mask[self.guess_base : self.choose_base].reshape(self.n - 1, NUM_CARDS)
+        allowed, required = self._candidates(obs, face_up, unseen)
         for r in range(1, self.n):
             legal = guesses[r - 1]
             if not legal.any():
                 continue
-            allowed, required = self._candidates(obs, r, unseen)
             hand_cards = obs["hand_sizes"][r] * self._dealt()
             base = min(1.0, hand_cards / total_unseen)
-            prob = np.where(allowed, base, 0.0)
-            for cards in required:
-                k = int(cards.sum())
-                if k:
-                    prob = np.where(cards, np.maximum(prob, 1.0 / k), prob)
+            prob = np.where(allowed[r], base, 0.0)
+            prob = np.maximum(prob, required[r].astype(prob.dtype))  # as precise as the estimate
             prob = np.where(legal, prob, -1.0)
             c = int(np.argmax(prob))
             if prob[c] > best_p:

@@ -81,12 +81,16 @@ class ExpressionsConfig:
     mode: str = "normal"  # normal | hard | easy
     reward: str = "win_loss"  # win_loss: +1/-1 for the team; score: Harmony - Agony
     max_decisions: int = MAX_DECISIONS  # the faces truncate past this many decisions
+    # add the public card knowledge pieces `may_hold` and `must_hold` to the observation (RULES.md)
+    knowledge: bool = False
 
     def validate(self) -> None:
         require_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         require_choice("mode", self.mode, MODES)
         require_choice("reward", self.reward, REWARDS)
         require_range("max_decisions", self.max_decisions, 1, 10**9)
+        if not isinstance(self.knowledge, bool):
+            raise ConfigError(f"knowledge must be True or False, got {self.knowledge!r}")
 
 
 def _cards(bits: int) -> list[int]:
@@ -134,6 +138,77 @@ def hand_table(meanings: tuple[Meaning, ...]) -> tuple[np.ndarray, np.ndarray]:
 
 HAND_WEIGHTS, HAND_LIMITS = hand_table(MEANINGS)
 RELEVANT_WHILE = tuple(meaning.relevant_while for meaning in MEANINGS)  # by Suggestion, then card
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+def meaning_rows(field: str) -> np.ndarray:
+    """One Meaning field as flags: row kind*50 + c holds the 50 flags of `field[c]` of that
+    Suggestion (the layout of a seat's `suggestions` piece flattened)."""
+    bits = np.array([getattr(meaning, field) for meaning in MEANINGS], dtype=np.int64).reshape(-1)
+    return read_only(((bits[:, None] >> CARD_SHIFTS) & 1).astype(np.float32))
+
+
+def requirement_table(relevant: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """From the Suggestions' relevant_while rows: the distinct requirements a relevant Suggestion
+    makes (a card of this color, of this number; requirement x card), which one each Suggestion makes
+    (Suggestion row x requirement, 0/1; Last: none), and the requirements each card is in (card x
+    slot; the index one past the last requirement stands for none)."""
+    requirements = np.unique(relevant[relevant.any(axis=1)], axis=0).astype(np.float64)
+    makes = (relevant[:, None] == requirements[None]).all(axis=2).astype(np.float64)
+    slots = int(requirements.sum(axis=0).max())
+    holding = [np.flatnonzero(column).tolist() for column in requirements.T]
+    card_requirements = np.array([ids + [len(requirements)] * (slots - len(ids)) for ids in holding])
+    return read_only(requirements), read_only(makes), read_only(card_requirements)
+
+
+# What a Suggestion rules out for its seat: once told, none_of; once gone from the table before the
+# end (no longer relevant), also what kept it relevant.
+TOLD_ROWS = meaning_rows("none_of")
+GONE_ROWS = read_only(np.maximum(TOLD_ROWS, meaning_rows("relevant_while")))
+REQUIREMENTS, MAKES_REQUIREMENT, CARD_REQUIREMENTS = requirement_table(meaning_rows("relevant_while"))
+
+
+def may_hold(
+    suggestions: np.ndarray,
+    past_suggestions: np.ndarray,
+    guessed_wrong: np.ndarray,
+    left_hand: np.ndarray,
+    face_up: np.ndarray,
+) -> np.ndarray:
+    """(seats, 50) bool: the cards each seat may still hold, deduced from the public record alone
+    (the observation's float pieces of those names, seats in any order; face_up: bool per card).
+
+    A card is ruled out for a seat when a Suggestion of that seat, on the table or gone, says its hand
+    holds none of it (data.MEANINGS none_of); when a Suggestion of that seat left the table while the
+    game went on (no longer relevant: the hand holds none of what kept it relevant); when it was
+    wrongly guessed in that seat's hand; for every seat, when it was wrongly guessed and then left no
+    hand (nobody held it: it is in the Timer Stack). The same facts the engine keeps in `ruled_out`
+    as the rules happen, read back from the record."""
+    n = len(suggestions)
+    ruled = suggestions.reshape(n, -1) @ TOLD_ROWS + past_suggestions.reshape(n, -1) @ GONE_ROWS
+    ruled += guessed_wrong
+    ruled += guessed_wrong.max(axis=0) > left_hand.max(axis=0)  # in the Timer Stack
+    return (ruled == 0) & ~face_up
+
+
+def must_hold(suggestions: np.ndarray, may: np.ndarray) -> np.ndarray:
+    """(seats, 50) float64: for card c and seat s, 1/k with k the size of the smallest of s's
+    requirements (a relevant Suggestion on the table: a card of this color / number, data.MEANINGS
+    relevant_while) cut to the cards s may hold (`may`) that holds c; 0 when none does."""
+    n = len(suggestions)
+    made = suggestions.reshape(n, -1) @ MAKES_REQUIREMENT  # (seats, requirements): Suggestions making it
+    weight = np.zeros((n, len(REQUIREMENTS) + 1))  # 1/size of each requirement made; the last: none
+    np.divide(made > 0, np.maximum(may @ REQUIREMENTS.T, 1), out=weight[:, :-1])
+    out = weight.take(CARD_REQUIREMENTS[:, 0], axis=1)
+    for slot in CARD_REQUIREMENTS.T[1:]:  # the largest weight (smallest requirement) holding the card
+        np.maximum(out, weight.take(slot, axis=1), out=out)
+    out *= may
+    return out
+
 
 # The blocks of the flat action space, each rows of 50 cards: play a card (a row per Suggestion),
 # guess (a row per other seat, from your left), choose a card of your hand (to Harmony or Agony).
@@ -191,12 +266,13 @@ class Expressions(Game):
             kind: tuple((self.blocks[block], rule) for block, rule in rules)
             for kind, rules in RULES_AT.items()
         }
-        self.observation_layout = observation_layout(n)
+        self.knowledge = cfg.knowledge
+        self.observation_layout = observation_layout(n, self.knowledge)
         self.state_layout = state_layout(n, self.observation_layout)
         # One absolute-seat source vector (the state without the timer); observation(p) gathers it.
         self._source_layout = source_layout(n, self.observation_layout)
-        self._observer = observer(n)
-        self._offsets, self._strides = source_places(n)
+        self._observer = observer(n, self.knowledge)
+        self._offsets, self._strides = source_places(n, self.knowledge)
         self._setup()
 
     # ----- set-up --------------------------------------------------------------------------
@@ -260,6 +336,7 @@ class Expressions(Game):
             self._to_harmony(card)
         for card in agony:
             self._to_agony(card)
+        self._knowledge_stale = self.knowledge
 
     def _set_hand_sizes(self) -> None:
         for p in range(self.num_players):
@@ -274,6 +351,7 @@ class Expressions(Game):
         src[off["mode"] + MODES.index(self.config.mode)] = 1.0
         src[off["timer_left"]] = 1.0
         self._mark_turn()
+        self._knowledge_stale = self.knowledge
 
     # ----- the engine contract ---------------------------------------------------------------
     def current_player(self) -> int:
@@ -322,9 +400,13 @@ class Expressions(Game):
         return len(self.harmony) > len(self.agony)
 
     def observation(self, player: int) -> np.ndarray:
+        if self._knowledge_stale:
+            self._update_knowledge()
         return self._observer.observe(self._src, player)
 
     def state_tensor(self) -> np.ndarray:
+        if self._knowledge_stale:
+            self._update_knowledge()
         n = self.num_players
         out = np.zeros(self.state_layout.size, dtype=np.float32)
         views = self.state_layout.views(out)
@@ -350,6 +432,7 @@ class Expressions(Game):
         decision.then(self, action, *decision.args)
         flow.run(self)
         self._mark_turn()
+        self._knowledge_stale = self.knowledge
 
     # ----- the turn flow: a turn, and the guesser's card after a guess ---------------------------
     def _begin_turn(self, k: int) -> None:
@@ -675,6 +758,28 @@ class Expressions(Game):
         )
         src[at[0]] = src[at[1]] = 1.0
 
+    def _update_knowledge(self) -> None:
+        """The `may_hold` and `must_hold` pieces, deduced from the public pieces of the source by the
+        functions the scripted player reads its observation with; refreshed when next read after a
+        change (`_knowledge_stale`, set by every action and deal), so play without observing pays
+        nothing for them."""
+        n, src, at, width = self.num_players, self._src, self._offsets, self._strides
+
+        def piece(name: str) -> np.ndarray:  # (seats, entries per seat), a view of the source
+            return src[at[name] : at[name] + n * width[name]].reshape(n, -1)
+
+        suggestions = piece("suggestions")
+        may = may_hold(
+            suggestions,
+            piece("past_suggestions"),
+            piece("guessed_wrong"),
+            piece("left_hand"),
+            ~self._can_name,
+        )
+        piece("may_hold")[:] = may
+        piece("must_hold")[:] = must_hold(suggestions, may)
+        self._knowledge_stale = False
+
     # ----- copies ----------------------------------------------------------------------------
     # What changes as the game is played (and the turn flow, copied in _copy); everything else in the
     # game (configuration, layouts, the gather index, offsets, action bases, ints and bools) is either
@@ -980,11 +1085,16 @@ def mix_deal(deal: list[int], owners: list, rng: np.random.Generator, sweeps: in
     return deal
 
 
-@cache
-def observation_layout(n: int) -> Layout:
+def observation_layout(n: int, knowledge: bool = False) -> Layout:
     """The observation pieces; seat axes are relative to the observer (0 = you, 1 = your left, ...).
+    With `knowledge`, the public card knowledge pieces follow the others (whose places stay).
 
     Every entry is a 0/1 flag or a fraction, so every piece lies in [0, 1]."""
+    return _observation_layout(n, knowledge)  # one cached layout per (n, knowledge), however called
+
+
+@cache
+def _observation_layout(n: int, knowledge: bool) -> Layout:
     c, k = NUM_CARDS, len(SUGGESTIONS)
     return Layout(
         [
@@ -1034,7 +1144,27 @@ def observation_layout(n: int) -> Layout:
             flags("phase", (3,), ("feature",), "turn / choose a card for Harmony / choose a card for Agony"),
             flags("final_round", (1,), ("feature",), "1 in Easy mode's extra round after the last flip"),
             flags("mode", (len(MODES),), ("feature",), "normal / hard / easy (one-hot)"),
+            *(knowledge_pieces(n) if knowledge else ()),
         ]
+    )
+
+
+def knowledge_pieces(n: int) -> tuple[PieceSpec, ...]:
+    """The public card knowledge (config `knowledge`), deduced from the public pieces (`may_hold`,
+    `must_hold`): what the scripted player works out, handed to a learner as Hanabi's card knowledge."""
+    return (
+        flags(
+            "may_hold",
+            (n, NUM_CARDS),
+            ("seat", "card"),
+            "card c is hidden and not ruled out in public for seat s (your own hand not removed)",
+        ),
+        flags(
+            "must_hold",
+            (n, NUM_CARDS),
+            ("seat", "card"),
+            "1/k: c is in a set of k cards seat s may hold, one of which it must hold (a relevant Suggestion); smallest set",
+        ),
     )
 
 
@@ -1053,17 +1183,17 @@ def source_layout(n: int, obs: Layout) -> Layout:
 
 
 @cache
-def source_places(n: int) -> tuple[dict[str, int], dict[str, int]]:
+def source_places(n: int, knowledge: bool = False) -> tuple[dict[str, int], dict[str, int]]:
     """Where each piece starts in the source vector, and its length per seat (leading axis)."""
-    source = source_layout(n, observation_layout(n))
+    source = source_layout(n, observation_layout(n, knowledge))
     return {p.name: p.offset for p in source}, {p.name: p.size // p.shape[0] for p in source}
 
 
 @cache
-def observer(n: int) -> Observer:
+def observer(n: int, knowledge: bool = False) -> Observer:
     """Turns the source into observation(p): the core observer rotates every axis the layout declares
     a seat axis; `hand` is the observer's row of the source's `hands`."""
-    obs = observation_layout(n)
+    obs = observation_layout(n, knowledge)
     source = source_layout(n, obs)
     starts = {p.name: source[p.name].offset for p in obs if p.name != "hand"}
     return Observer(obs, n, starts=starts, own={"hand": source["hands"].offset})

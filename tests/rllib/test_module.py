@@ -356,6 +356,8 @@ def test_config_translation_and_clear_errors(tmp_path):
         ("net.kind=gru", "net.kind"),
         ("net.critic=central", "net.critic"),
         ("net.normalize_obs=true", "normalize_obs"),
+        ("net.direct=true", "net.direct"),
+        ("teacher.coef=1.0", "teacher.coef"),
     ):
         cfg = load_config(None, [f"game={TOY}", bad])
         with pytest.raises(ConfigError, match=word):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+import torch
+
 from training.config import load_config
 
 TOY = "tests.training.toy_game:SPEC"
@@ -23,3 +26,30 @@ def tiny_config(run_dir, *overrides, game: str = TOY, **kw):
         "net.gru_size=16",
     ]
     return load_config(None, base + list(overrides))
+
+
+@torch.no_grad()
+def batch_log_probs(net, batch) -> tuple[torch.Tensor, np.ndarray]:
+    """Log-probabilities of the actions at the batch's rows under `net`, as the update computes them
+    (a GRU re-runs each seat's chain from its stored hidden state), and the rows they belong to: every
+    row of a chain for a GRU, the trainable rows otherwise."""
+    state = batch.state if net.uses_state else None
+    if net.recurrent:
+        layout = batch.layout
+        safe = np.where(layout >= 0, layout, 0)
+        logits, _ = net.sequence(
+            torch.from_numpy(batch.obs[safe]),
+            torch.from_numpy(batch.mask[safe]),
+            torch.from_numpy(batch.start[safe]),
+            torch.from_numpy(batch.hbefore[safe[0]]),
+            torch.from_numpy(state[safe]) if state is not None else None,
+        )
+        valid = layout >= 0
+        return torch.log_softmax(logits, -1)[torch.from_numpy(valid)], layout[valid]
+    rows = np.flatnonzero(batch.trainable)
+    logits, _ = net.evaluate_flat(
+        torch.from_numpy(batch.obs[rows]),
+        torch.from_numpy(batch.mask[rows]),
+        torch.from_numpy(state[rows]) if state is not None else None,
+    )
+    return torch.log_softmax(logits, -1), rows

@@ -12,8 +12,8 @@ def history(rates: list[float]) -> list[dict]:
     return [
         {
             "decisions": 1000 * i,
-            "random": {"win_rate": r, "ci95": [r, r]},
-            "scripted": {"win_rate": r / 2, "ci95": [0, 1]},
+            "random": {"win_rate": r, "ci95": [r, r], "mean_return": 10 * r - 30},
+            "scripted": {"win_rate": r / 2, "ci95": [0, 1], "mean_return": -7.0},
         }
         for i, r in enumerate(rates)
     ]
@@ -36,3 +36,33 @@ def test_a_folder_without_an_evaluation_log_is_a_clear_error(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([str(tmp_path), "--output", str(tmp_path / "x.png")])
     assert "no eval.json" in capsys.readouterr().err
+
+
+def test_mean_returns_are_drawn_on_their_own_scale(tmp_path, monkeypatch):
+    import matplotlib.axes
+
+    run = tmp_path / "seed0"
+    run.mkdir()
+    (run / "eval.json").write_text(json.dumps(history([0.0, 0.1, 0.2])))
+    limits = []
+    real = matplotlib.axes.Axes.get_ylim
+    out = tmp_path / "returns.png"
+    import matplotlib.figure
+
+    original = matplotlib.figure.Figure.savefig
+
+    def keep_limits(fig, *args, **kwargs):
+        limits.extend(real(ax) for ax in fig.axes)
+        return original(fig, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep_limits)
+    main([str(run), "--output", str(out), "--metric", "mean_return"])
+    assert out.is_file()
+    # the returns (-30 .. -28 and -7) are on the axes, not cut to the win rate's [0, 1]
+    assert min(low for low, _ in limits) <= -30 and max(high for _, high in limits) >= -7
+
+
+def test_an_unknown_metric_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), "--output", str(tmp_path / "x.png"), "--metric", "elo"])
+    assert "invalid choice" in capsys.readouterr().err

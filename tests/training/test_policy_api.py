@@ -28,16 +28,18 @@ GRU_PLAYERS = 3  # the GRU run plays 3-player Nim, so one policy fills two oppon
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Two tiny trained runs: an MLP on 2-player Nim, a GRU on 3-player Nim."""
+    """Tiny trained runs: an MLP on 2-player Nim (and one with the direct map), a GRU on 3-player Nim."""
     root = tmp_path_factory.mktemp("runs")
     Trainer(tiny_config(root / "mlp", "total_steps=600", "net.normalize_obs=true"), log=False).train()
+    direct = tiny_config(root / "direct", "total_steps=600", "net.normalize_obs=true", "net.direct=true")
+    Trainer(direct, log=False).train()
     Trainer(
         tiny_config(
             root / "gru", "total_steps=600", "net.kind=gru", f"game_config.num_players={GRU_PLAYERS}"
         ),
         log=False,
     ).train()
-    return {"mlp": root / "mlp", "gru": root / "gru"}
+    return {"mlp": root / "mlp", "gru": root / "gru", "direct": root / "direct"}
 
 
 def first_legal(observation, action_mask) -> int:
@@ -217,7 +219,7 @@ def test_rating_table_accepts_callables():
 # ----- TorchScript export ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["mlp", "gru"])
+@pytest.mark.parametrize("kind", ["mlp", "gru", "direct"])
 def test_exported_torchscript_plays_what_load_policy_plays(kind, runs, tmp_path):
     out = tmp_path / f"{kind}.pt"
     assert main(["export", str(runs[kind]), str(out)]) == 0
@@ -243,6 +245,22 @@ def test_exported_torchscript_plays_what_load_policy_plays(kind, runs, tmp_path)
     assert logits.shape == (7, policy.net.num_actions) and h.shape == (7, policy.net.hidden_size)
     with pytest.raises(Exception, match="observations of"):  # another game configuration: said clearly
         scripted(batch[:, 1:], masks)
+
+
+def test_the_direct_map_is_learnt_and_kept_in_the_checkpoint(runs):
+    direct, plain = load_policy(runs["direct"]).net, load_policy(runs["mlp"]).net
+    assert plain.direct is None
+    assert direct.direct.weight.shape == (direct.num_actions, direct.obs_dim)
+    assert direct.direct.weight.abs().sum() > 0  # it starts at zero: training moved it
+    obs, mask = decisions({}, 1)[0][1:3]
+    x = direct._norm(torch.from_numpy(obs)[None])
+    with torch.no_grad():
+        logits, _, _ = direct.step(
+            torch.from_numpy(obs)[None], torch.from_numpy(mask)[None], need_value=False
+        )
+        head = direct.actor_head(direct.trunk(x)) + direct.direct(x)
+    legal = torch.from_numpy(mask)
+    assert torch.allclose(logits[0][legal], head[0][legal])
 
 
 def test_exported_policy_loads_with_torch_alone(runs, tmp_path):

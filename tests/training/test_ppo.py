@@ -16,7 +16,7 @@ from training.nets import PolicyNet, masked_entropy, masked_log_probs
 from training.ppo import ppo_update
 from training.runner import Runner, compute_gae
 
-from .helpers import TOY
+from .helpers import TOY, batch_log_probs
 
 
 @pytest.mark.parametrize("kind", ["mlp", "gru"])
@@ -262,28 +262,10 @@ def test_ppo_update_moves_the_policy_toward_positive_advantages(kind, critic):
     # reward taking exactly one stone, whatever the game says
     batch.advantage[:] = np.where(batch.action == 0, 1.0, -1.0)
     opt = torch.optim.Adam(net.parameters(), lr=1e-2)
-    rows = np.flatnonzero(batch.trainable)
 
     def mean_logp_take_one():
-        with torch.no_grad():
-            if net.recurrent:
-                layout = batch.layout
-                safe = np.where(layout >= 0, layout, 0)
-                logits, _ = net.sequence(
-                    torch.from_numpy(batch.obs[safe]),
-                    torch.from_numpy(batch.mask[safe]),
-                    torch.from_numpy(batch.start[safe]),
-                    torch.from_numpy(batch.hbefore[safe[0]]),
-                    torch.from_numpy(batch.state[safe]) if net.uses_state else None,
-                )
-                lp = torch.log_softmax(logits, -1)[..., 0].numpy()
-                return lp[layout >= 0].mean()
-            logits, _ = net.evaluate_flat(
-                torch.from_numpy(batch.obs[rows]),
-                torch.from_numpy(batch.mask[rows]),
-                torch.from_numpy(batch.state[rows]) if net.uses_state else None,
-            )
-            return torch.log_softmax(logits, -1)[:, 0].mean().item()
+        log_probs, _ = batch_log_probs(net, batch)
+        return log_probs[:, 0].mean().item()
 
     before = mean_logp_take_one()
     stats = ppo_update(

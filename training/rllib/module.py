@@ -55,6 +55,8 @@ def check_net_config(net: NetConfig) -> None:
         )
     if net.normalize_obs:
         raise ConfigError("backend=rllib does not support net.normalize_obs=true (use the native backend)")
+    if net.direct:
+        raise ConfigError("backend=rllib does not support net.direct=true (use the native backend)")
 
 
 class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):

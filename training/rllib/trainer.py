@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from .. import checkpoint as ckpt
-from ..config import TrainConfig, options
+from ..config import ConfigError, TrainConfig, options
 from ..games import game_info
 from ..pretrain import pretrain
 from ..run import Backend, Run, Seeds, run_game
@@ -229,6 +229,8 @@ class RLlibRun(Backend):
         self.config = config
         self.info = run_game(config)
         check_net_config(config.net)
+        if config.teacher.coef:
+            raise ConfigError("backend=rllib has no teacher (teacher.coef); train with backend=native")
         self.rllib = rllib_options(config, rllib)
         if not config.ppo.normalize_advantages:
             warnings.warn(
