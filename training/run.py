@@ -320,9 +320,12 @@ class Run:
         from .pretrain import collect_scripted
 
         uses_state = self.backend.policy().uses_state
+        began = time.perf_counter()
         data = collect_scripted(self.info, p.games, self.seeds.warm_start, uses_state, p.random_opponents)
         stats = self.backend.imitate(data)
         stats["pretrain/decisions"] = len(data["action"])
+        # summary.json's wall_seconds counts the PPO iterations only; the warm start's time is here
+        stats["pretrain/seconds"] = round(time.perf_counter() - began, 1)
         self.pretrained, self.pretrain_stats = True, stats
         if writer is not None:
             for k, v in stats.items():

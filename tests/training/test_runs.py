@@ -337,6 +337,7 @@ def test_pretraining_imitates_the_scripted_baseline(tmp_path):
     assert set(np.abs(data["returns"])) == {1.0}
     trainer.train()  # pretraining runs first, then PPO
     assert trainer.pretrain_stats["pretrain/accuracy"] > 0.9
+    assert trainer.pretrain_stats["pretrain/seconds"] > 0
     assert trainer.history[0]["after_pretraining"]
     with torch.no_grad():
         logits, _ = trainer.net.evaluate_flat(torch.from_numpy(data["obs"]), torch.from_numpy(data["mask"]))
