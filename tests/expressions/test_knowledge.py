@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import tests.core.test_generic as generic
 from envs import expressions_v0
 from envs.core import ConfigError
 from envs.expressions.baseline import ScriptedExpressionsPolicy
@@ -167,22 +166,6 @@ def test_pieces_are_public_a_resampled_deal_replays_every_observation(config):
                 replay_on(state.resample_hidden(player, rng), record, upto, state, player)
                 checked += 1
     assert checked > 20
-
-
-@pytest.mark.parametrize(
-    "check",
-    [
-        generic.test_observations_match_their_layout,
-        generic.test_no_observation_leaks_hidden_information,
-        generic.test_resample_depends_only_on_the_seats_information,
-        generic.test_clones_are_independent,
-        generic.test_pettingzoo_api,
-    ],
-    ids=lambda check: check.__name__,
-)
-def test_generic_checks_on_the_knowledge_configuration(check):
-    """The generic checks of tests/core on the knowledge variant (not in SPEC.test_configs)."""
-    check((SPEC, expressions_v0, dict(KNOWLEDGE_CONFIGS[0])))
 
 
 def test_pieces_refresh_after_every_action_and_copy():
