@@ -605,7 +605,7 @@ class Artifacts(Game):
         self, config: ArtifactsConfig | None = None, rng: np.random.Generator | None = None, **options
     ):
         super().__init__(config, rng, **options)
-        self.__dict__.update(vars(definition(self.config)))  # shared by reference
+        self.adopt(definition(self.config))
         self._source: np.ndarray | None = None  # the observation source, built on the first observation
         self._pub_dirty = True
         self._pub_decision: tuple[int, int] | None = None  # (seat, kind) shown as to_act and phase

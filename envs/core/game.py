@@ -143,6 +143,12 @@ class Game(ABC):
         self._mask_cache: np.ndarray | None = None
         self.num_decisions = 0
 
+    def adopt(self, definition: Any) -> None:
+        """Take a configuration's fixed definition (layouts, geometry, tables: Pgx's split of a game's
+        fixed part from its state) as attributes, shared by reference: every game of that
+        configuration holds the same objects, and a clone copies only the state."""
+        self.__dict__.update(vars(definition))
+
     # ----- what subclasses implement -------------------------------------------------------
     @abstractmethod
     def current_player(self) -> int:

@@ -607,7 +607,7 @@ class Exposed(Game):
         self, config: ExposedConfig | None = None, rng: np.random.Generator | None = None, **options
     ):
         super().__init__(config, rng, **options)
-        self.__dict__.update(vars(definition(self.config.num_players)))  # shared by reference
+        self.adopt(definition(self.config.num_players))
         self._setup()
 
     # ================================================================ set-up

@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from training.config import load_config
+from training.actors import NetActor
+from training.config import NetConfig, load_config
+from training.games import game_info
+from training.nets import PolicyNet
+from training.runner import Runner
 
 TOY = "tests.training.toy_game:SPEC"
 
@@ -53,3 +57,21 @@ def batch_log_probs(net, batch) -> tuple[torch.Tensor, np.ndarray]:
         torch.from_numpy(state[rows]) if state is not None else None,
     )
     return torch.log_softmax(logits, -1), rows
+
+
+def toy_rollout(net_config: NetConfig):
+    """(info, net, batch): a fresh network (torch seed 0) of `net_config` playing both seats of 8
+    two-player Nim games for 16 steps each, every decision recorded."""
+    info = game_info(TOY, {})
+    torch.manual_seed(0)
+    net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, net_config)
+    runner = Runner(
+        info,
+        8,
+        np.random.default_rng(0),
+        {"learner": NetActor(net)},
+        lambda s, r, g: (["learner"] * 2, None),
+        record=True,
+        capacity=8 * 16,
+    )
+    return info, net, runner.collect(16, 1.0, 0.95)

@@ -16,7 +16,7 @@ from training.nets import PolicyNet, masked_entropy, masked_log_probs
 from training.ppo import ppo_update
 from training.runner import Runner, compute_gae
 
-from .helpers import TOY, batch_log_probs
+from .helpers import TOY, batch_log_probs, toy_rollout
 
 
 @pytest.mark.parametrize("kind", ["mlp", "gru"])
@@ -240,25 +240,8 @@ def test_team_outcomes():
     "kind,critic", [("mlp", "separate"), ("mlp", "central"), ("gru", "shared"), ("gru", "central")]
 )
 def test_ppo_update_moves_the_policy_toward_positive_advantages(kind, critic):
-    info, _ = _toy_runner()
-    torch.manual_seed(0)
-    net = PolicyNet(
-        info.obs_dim,
-        info.num_actions,
-        info.state_dim,
-        NetConfig(kind=kind, hidden=[16], critic_hidden=[16], gru_size=8, critic=critic),
-    )
-    actors = {"learner": NetActor(net)}
-    runner = Runner(
-        info,
-        8,
-        np.random.default_rng(0),
-        actors,
-        lambda s, r, g: (["learner"] * 2, None),
-        record=True,
-        capacity=8 * 16,
-    )
-    batch = runner.collect(16, 1.0, 0.95)
+    config = NetConfig(kind=kind, hidden=[16], critic_hidden=[16], gru_size=8, critic=critic)
+    _, net, batch = toy_rollout(config)
     # reward taking exactly one stone, whatever the game says
     batch.advantage[:] = np.where(batch.action == 0, 1.0, -1.0)
     opt = torch.optim.Adam(net.parameters(), lr=1e-2)

@@ -10,34 +10,16 @@ import pytest
 import torch
 
 from envs.core import ConfigError
-from training.actors import NetActor
 from training.config import NetConfig, PPOConfig
-from training.games import game_info
-from training.nets import PolicyNet
 from training.ppo import ppo_update
-from training.runner import Runner
 from training.trainer import Trainer
 
-from .helpers import batch_log_probs, tiny_config
+from .helpers import batch_log_probs, tiny_config, toy_rollout
 from .toy_game import toy_scripted
 
 
 def _toy_batch(kind: str):
-    info = game_info("tests.training.toy_game:SPEC", {})
-    torch.manual_seed(0)
-    net = PolicyNet(
-        info.obs_dim, info.num_actions, info.state_dim, NetConfig(kind=kind, hidden=[16], gru_size=8)
-    )
-    runner = Runner(
-        info,
-        8,
-        np.random.default_rng(0),
-        {"learner": NetActor(net)},
-        lambda s, r, g: (["learner"] * 2, None),
-        record=True,
-        capacity=8 * 16,
-    )
-    return info, net, runner.collect(16, 1.0, 0.95)
+    return toy_rollout(NetConfig(kind=kind, hidden=[16], gru_size=8))
 
 
 def _teacher_logp(net, batch) -> float:
