@@ -2,6 +2,7 @@
 and the CPU cost of a training run.
 
     OMP_NUM_THREADS=1 python -m benchmarks.layout_net speed            # every game's default config
+                                                                      # (+ net.cells where a block has cells)
     OMP_NUM_THREADS=1 python -m benchmarks.layout_net train exposaurus net.kind=layout run_dir=/tmp/x
 
 `train` is `python -m training train` (which binds the game's layout itself) with the run's CPU time.
@@ -16,6 +17,7 @@ import time
 import numpy as np
 import torch
 
+from envs.core import ActionGroup
 from training.cli import config_file, report
 from training.config import load_config
 from training.games import game_info
@@ -24,10 +26,19 @@ from training.nets import PolicyNet
 GAMES = ("exposed", "exposaurus", "artifacts", "expressions")
 
 
+NETS = (("mlp", ()), ("layout", ()), ("layout", ("net.cells=true",)))  # cells: games with a cell block
+
+
+def has_cell_actions(game: str) -> bool:
+    info = game_info(game, load_config(config_file(game)).game_config)
+    return any(ActionGroup(*g).cells for g in info.new_game(0).action_groups())
+
+
 def net_for(game: str, kind: str, overrides=()):
     config = load_config(config_file(game), [f"net.kind={kind}", *overrides])
     info = game_info(config.game, config.game_config)
-    config.net.bind_layout(info.new_game(0).observation_layout)
+    game = info.new_game(0)
+    config.net.bind_layout(game.observation_layout).bind_actions(game.action_groups())
     torch.manual_seed(0)
     return PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net), info
 
@@ -83,8 +94,11 @@ def speed(batches=(64, 512)) -> None:
     print("| game | net | params | batch | actor ms | actor+critic ms | + backward ms |")
     print("|---|---|---|---|---|---|---|")
     for game in GAMES:
-        for kind in ("mlp", "layout"):
-            net, info = net_for(game, kind)
+        for kind, overrides in NETS:
+            if overrides and not has_cell_actions(game):
+                continue
+            net, info = net_for(game, kind, overrides)
+            kind += " + cells" if overrides else ""
             params = sum(p.numel() for p in net.parameters())
             for batch in batches:
                 obs, mask, state = sample_batch(info, batch)

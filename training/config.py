@@ -7,6 +7,7 @@ keys that exist. Nested keys use dots on the command line: `ppo.lr=1e-3 net.kind
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import yaml
 
 from envs.core.errors import ConfigError
-from envs.core.layout import AXIS_KINDS
+from envs.core.layout import AXIS_KINDS, ActionGroup
 
 BACKENDS = ("native", "rllib")  # training/run.py maps each to its class; each checks its own options
 
@@ -42,6 +43,12 @@ class NetConfig:
     # starts (bind_layout) and stored with the config in every checkpoint, which so rebuilds its
     # network without the game's code
     layout: list = field(default_factory=list)
+    # kind="layout": the logits of an action block laid over a grid's cells (Exposaurus's placements:
+    # museum cell x rotation) come from each cell's convolution features beside the trunk's features
+    cells: bool = False
+    # with cells: the blocks, one "place: 198 + 4 per cell of museum" line each (first action, actions
+    # per cell, the grid piece); filled from the game's action groups when a run starts (bind_layout)
+    cell_actions: list = field(default_factory=list)
 
     def validate(self) -> None:
         _choice("net.kind", self.kind, ("mlp", "gru", "layout"))
@@ -56,7 +63,12 @@ class NetConfig:
             raise ConfigError(
                 f"net.embed and net.conv_channels must be positive, got {self.embed}, {self.conv_channels}"
             )
+        if self.cells and self.kind != "layout":
+            raise ConfigError(
+                f"net.cells=true reads the layout encoder's grids: it needs net.kind=layout, got {self.kind!r}"
+            )
         self.pieces()
+        self.cell_blocks()
 
     def pieces(self) -> list[tuple[str, tuple[int, ...], tuple[str, ...]]]:
         """net.layout read back: (name, shape, axes) per piece."""
@@ -68,6 +80,35 @@ class NetConfig:
         if self.kind == "layout" and not self.layout:
             self.layout = [self._piece_line(p.name, p.shape, p.axes) for p in layout]
         return self
+
+    def bind_actions(self, action_groups) -> NetConfig:
+        """With cells and no net.cell_actions yet: the game's action groups laid over a grid's cells."""
+        if self.cells and not self.cell_actions:
+            groups = [ActionGroup(*g) for g in action_groups]
+            self.cell_actions = [
+                f"{g.name}: {g.start} + {g.depth} per cell of {g.cells}" for g in groups if g.cells
+            ]
+            if not self.cell_actions:
+                raise ConfigError(
+                    "net.cells=true, but this game has no action block laid over a grid's cells"
+                )
+        return self
+
+    def cell_blocks(self) -> list[tuple[str, int, int, str]]:
+        """net.cell_actions read back: (name, first action, actions per cell, grid piece) per block."""
+        blocks = []
+        for line in self.cell_actions:
+            match = (
+                re.fullmatch(r"\s*(.+?):\s*(\d+) \+ (\d+) per cell of (\S+)\s*", line)
+                if isinstance(line, str)
+                else None
+            )
+            if match is None or int(match[3]) < 1:
+                raise ConfigError(
+                    f"net.cell_actions entries look like 'place: 198 + 4 per cell of museum', got {line!r}"
+                )
+            blocks.append((match[1], int(match[2]), int(match[3]), match[4]))
+        return blocks
 
     @staticmethod
     def _piece_line(name: str, shape, axes) -> str:

@@ -163,6 +163,9 @@ class Grid(nn.Module):
         )
         self.out = nn.Linear(rows * cols * channels, 2 * size)
         self.out_size = 2 * size
+        self.channels = channels
+        # the acting seat's grid alone (seat 0 of a grid read per seat), for actions on its cells
+        self.own = GroupReader(index.reshape((-1, rows, cols, c))[0])
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         x = self.read(obs)
@@ -170,6 +173,12 @@ class Grid(nn.Module):
         x = x.reshape([-1] + self.grid).permute(0, 3, 1, 2)
         h = self.conv(x).flatten(1)
         return torch.relu(self.out(h)).reshape(lead + [self.out_size])
+
+    def cells(self, obs: torch.Tensor) -> torch.Tensor:
+        """[B, obs] -> the acting seat's grid and its convolution features per cell, [B, c + channels,
+        rows, cols]."""
+        x = self.own(obs).permute(0, 3, 1, 2)
+        return torch.cat([x, self.conv(x)], 1)
 
 
 class Flat(nn.Module):
@@ -213,6 +222,7 @@ class LayoutEncoder(nn.Module):
         self.obs_dim = sum(prod(int(s) for s in shape) for _, shape, _ in pieces)
         self.plan = {key: reader.names for key, reader in plan.items()}  # which pieces went where
         scopes = []
+        self._grids: dict[str, Grid] = {}  # piece name -> the Grid that reads it (for cell heads)
         for seats in sorted({seats for seats, _ in plan}):
             groups: list[nn.Module] = []
             for (s, group), reader in plan.items():
@@ -221,6 +231,7 @@ class LayoutEncoder(nn.Module):
                 index = reader.index()
                 if group[0] == "grid":
                     groups.append(Grid(index, size, channels))
+                    self._grids.update(dict.fromkeys(reader.names, groups[-1]))
                 elif group[0] == "entity":
                     groups.append(EntitySet(index, size))
                 else:
@@ -229,11 +240,45 @@ class LayoutEncoder(nn.Module):
         self.scopes = nn.ModuleList(scopes)
         self.out_size = sum(s.out_size for s in scopes)
 
+    def grid_of(self, piece: str) -> Grid:
+        """The Grid module that reads observation piece `piece` (ValueError if no grid reads it)."""
+        if piece not in self._grids:
+            raise ValueError(
+                f"no grid of the layout encoder reads piece {piece!r} (grids: {sorted(self._grids)})"
+            )
+        return self._grids[piece]
+
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         lead = list(obs.shape[:-1])
         flat = obs.reshape(-1, obs.shape[-1])
         out = torch.cat([scope(flat) for scope in self.scopes], -1)
         return out.reshape(lead + [self.out_size])
+
+
+class CellHead(nn.Module):
+    """The logits of one action block laid over a grid's cells (action start + (row * cols + col) *
+    depth + k), added to the block's logits from the ordinary head. The acting seat's grid, as it is
+    and through the encoder's own convolutions, beside the trunk's features (what is in hand, the
+    phase) at every cell, goes through a 3x3 convolution (a cell and its neighbours, as they are: what
+    a placement must match) and a 1x1 convolution -> `depth` logits per cell."""
+
+    def __init__(self, grid: Grid, start: int, depth: int, features: int, size: int):
+        super().__init__()
+        self.grid = grid
+        rows, cols = grid.grid[0], grid.grid[1]
+        self.start, self.end, self.rows, self.cols = start, start + rows * cols * depth, rows, cols
+        self.context = nn.Linear(features, size)
+        self.hidden = nn.Conv2d(grid.grid[2] + grid.channels + size, size, 3, padding=1)
+        self.out = nn.Conv2d(size, depth, 1)
+
+    def forward(self, obs: torch.Tensor, features: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+        """obs [N, obs_dim], features [N, F], logits [N, actions] -> logits with this block's added."""
+        context = torch.relu(self.context(features))[:, :, None, None].expand(-1, -1, self.rows, self.cols)
+        h = torch.relu(self.hidden(torch.cat([self.grid.cells(obs), context], 1)))
+        block = self.out(h).permute(0, 2, 3, 1).reshape(obs.shape[0], -1)  # (row, col, k) order
+        return torch.cat(
+            [logits[:, : self.start], logits[:, self.start : self.end] + block, logits[:, self.end :]], 1
+        )
 
 
 class LayoutTrunk(nn.Module):
@@ -307,6 +352,7 @@ class PolicyNet(nn.Module):
             feat = c.gru_size
         self.actor_head = nn.Linear(feat, num_actions)
         self.direct = nn.Linear(obs_dim, num_actions) if c.direct else None
+        self.cell_heads = nn.ModuleList(self._cell_heads(c, feat) if c.cells else [])
         if c.critic == "shared":
             self.critic = None
             self.value_head = nn.Linear(feat, 1)
@@ -328,6 +374,23 @@ class PolicyNet(nn.Module):
         nn.init.orthogonal_(self.value_head.weight, 1.0)
         if self.direct is not None:  # the policy starts as it would without it
             nn.init.zeros_(self.direct.weight)
+        for head in self.cell_heads:  # near-uniform at the start, like the actor head
+            nn.init.orthogonal_(head.out.weight, 0.01)
+            nn.init.zeros_(head.out.bias)
+
+    def _cell_heads(self, c, features: int) -> list[CellHead]:
+        if not self.layout or not c.cell_actions:
+            raise ValueError(
+                "net.cells needs net.kind=layout and net.cell_actions (NetConfig.bind_actions fills it "
+                "from the game's action groups when a run starts)"
+            )
+        heads = []
+        for name, start, depth, piece in c.cell_blocks():
+            head = CellHead(self.trunk.encoder.grid_of(piece), start, depth, features, c.embed)
+            if head.end > self.num_actions:
+                raise ValueError(f"net.cell_actions {name!r} runs past the {self.num_actions} actions")
+            heads.append(head)
+        return heads
 
     def _layout_trunk(self, c, sizes: list[int], extra: int = 0) -> LayoutTrunk:
         if not c.layout:
@@ -390,6 +453,16 @@ class PolicyNet(nn.Module):
         return logits, self._value(x, feat, state)
 
     def _logits(self, x, feat):
-        """The head's logits, plus the direct map of the (normalized) observation when net.direct."""
+        """The head's logits, plus the direct map of the (normalized) observation when net.direct, and
+        each cell head's block when net.cells."""
         logits = self.actor_head(feat)
-        return logits + self.direct(x) if self.direct is not None else logits
+        if self.direct is not None:
+            logits = logits + self.direct(x)
+        if len(self.cell_heads):
+            lead = list(logits.shape[:-1])
+            flat_x, flat_feat = x.reshape(-1, x.shape[-1]), feat.reshape(-1, feat.shape[-1])
+            flat = logits.reshape(-1, logits.shape[-1])
+            for head in self.cell_heads:
+                flat = head(flat_x, flat_feat, flat)
+            logits = flat.reshape(lead + [flat.shape[-1]])
+        return logits

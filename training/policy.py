@@ -156,6 +156,7 @@ class ScriptedPolicy(nn.Module):
         self.actor_head = net.actor_head
         self.has_direct = net.direct is not None
         self.direct = net.direct if net.direct is not None else nn.Identity()
+        self.cell_heads = net.cell_heads
         self.obs_dim: int = net.obs_dim
         self.num_actions: int = net.num_actions
         self.recurrent = net.recurrent
@@ -187,6 +188,8 @@ class ScriptedPolicy(nn.Module):
         logits = self.actor_head(feat)
         if self.has_direct:
             logits = logits + self.direct(x)
+        for head in self.cell_heads:
+            logits = head(x, feat, logits)
         logits = logits.masked_fill(~mask, self.masked_logit)
         if single:
             return logits[0], new_hidden[0]

@@ -5,13 +5,14 @@ from .config import build_config
 from .errors import ConfigError, IllegalActionError, OrderError
 from .flow import Decide, Do, TurnFlow
 from .game import Game, GameType
-from .layout import Layout, PieceSpec, piece
+from .layout import ActionGroup, Layout, PieceSpec, piece
 from .observer import Observer
 from .policies import RandomPolicy
 from .registry import GameSpec
 from .search import Search, SearchBudget
 
 __all__ = [
+    "ActionGroup",
     "ConfigError",
     "Decide",
     "Do",

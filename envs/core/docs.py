@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .layout import ActionGroup
+
 
 def game_section(spec, config: dict | None = None) -> str:
     """A markdown section: players, actions, observation pieces and rewards of one game."""
@@ -20,7 +22,8 @@ def game_section(spec, config: dict | None = None) -> str:
         "| block | first index | count | meaning |",
         "|---|---|---|---|",
     ]
-    lines += [f"| {n} | {start} | {count} | {meaning} |" for n, start, count, meaning in game.action_groups()]
+    groups = [ActionGroup(*g) for g in game.action_groups()]
+    lines += [f"| {g.name} | {g.start} | {g.count} | {g.meaning}{_on_cells(g)} |" for g in groups]
     lines += [
         "",
         f"**Observation** ({game.observation_layout.size} floats with {shown}; seats are relative: 0 is the observer):",
@@ -39,6 +42,12 @@ def game_section(spec, config: dict | None = None) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _on_cells(group: ActionGroup) -> str:
+    if group.cells is None:
+        return ""
+    return f" (laid over the cells of `{group.cells}`, {group.depth} per cell)"
 
 
 def search_line(spec) -> str:

@@ -204,8 +204,9 @@ class Game(ABC):
         """Why a masked-out action is not allowed (games may say more)."""
         return "the rules do not allow it now"
 
-    def action_groups(self) -> list[tuple[str, int, int, str]]:
-        """(name, first index, count, meaning) of each block of the flat action space, for the docs."""
+    def action_groups(self) -> list[tuple]:
+        """(name, first index, count, meaning) of each block of the flat action space, for the docs; an
+        `ActionGroup` may also say that its actions lie on the cells of an observation grid."""
         return [("action", 0, self.num_actions, "see action_to_string")]
 
     def check_invariants(self) -> None:  # noqa: B027 - optional hook, nothing to check by default

@@ -34,6 +34,23 @@ class PieceSpec(NamedTuple):
 piece = PieceSpec
 
 
+class ActionGroup(NamedTuple):
+    """One block of a game's flat action space: `ActionGroup(name, start, count, meaning, cells, depth)`.
+
+    A plain (name, start, count, meaning) tuple is an ActionGroup without structure. `cells` names an
+    observation piece with row and col axes when the block's actions lie on that grid's cells, at the
+    acting seat (seat 0 of a piece with a seat axis): action start + (row * cols + col) * depth + k, k <
+    depth (a placement's rotations). Networks can then read a cell's logits from that cell's features.
+    """
+
+    name: str
+    start: int
+    count: int
+    meaning: str
+    cells: str | None = None
+    depth: int = 1
+
+
 @dataclass(frozen=True)
 class Piece:
     name: str

@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from envs.core import ConfigError, Game, GameType, Layout, PieceSpec
+from envs.core import ActionGroup, ConfigError, Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
 from envs.core.flow import Decide, Do, TurnFlow, check_handlers
 from envs.core.game import copy_rng, copy_state
@@ -1095,11 +1095,13 @@ class Exposaurus(Game):
                 "excavate tile id, paleontologist -2",
             ),
             ("quit", A_QUIT, 1, "end the move"),
-            (
+            ActionGroup(
                 "place",
                 A_PLACE,
                 CELLS * 4,
                 f"put the excavated tile on museum cell (row*{SIDE}+col)*4 + rotation",
+                cells="museum",
+                depth=4,
             ),
             ("gem", A_GEM, NUM_GEM_COLOURS, "take a red / green / blue gem for a yellow circle"),
         ]

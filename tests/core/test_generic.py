@@ -10,7 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-from envs.core import ConfigError, IllegalActionError, OrderError, golden
+from envs.core import ActionGroup, ConfigError, IllegalActionError, OrderError, golden
 
 from .helpers import random_playthrough, snapshot
 
@@ -67,6 +67,23 @@ def test_observations_match_their_layout(case):
         assert g.legal_action_mask().shape == (g.num_actions,)
 
     random_playthrough(game, rng, on_state=check)
+
+
+def test_action_groups_tile_the_action_space_and_name_real_grids(case):
+    """The blocks lie end to end over the flat actions; a block laid over a grid's cells names an
+    observation piece with row and col axes and covers each cell `depth` times."""
+    spec, face, cfg = case
+    game = spec.new_game(np.random.default_rng(5), **cfg)
+    groups = [ActionGroup(*g) for g in game.action_groups()]
+    assert [g.start for g in groups] == list(np.cumsum([0] + [g.count for g in groups[:-1]]))
+    assert sum(g.count for g in groups) == game.num_actions
+    for g in groups:
+        if g.cells is None:
+            continue
+        piece = game.observation_layout[g.cells]
+        assert "row" in piece.axes and "col" in piece.axes, f"{g.name}: {g.cells} is not a grid"
+        rows, cols = piece.shape[piece.axes.index("row")], piece.shape[piece.axes.index("col")]
+        assert g.depth >= 1 and g.count == rows * cols * g.depth, g
 
 
 def test_no_observation_leaks_hidden_information(case):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.exposaurus.data import NUM_PHASES, PHASE_NAMES
+from envs.core import ActionGroup
+from envs.exposaurus.data import KINDS, NUM_PHASES, PHASE_NAMES
 from envs.exposaurus.rules import (
     A_DIE_REMOVE,
     A_DISCOVER,
@@ -27,6 +28,7 @@ from envs.exposaurus.rules import (
     OFFER_RECRUITMENT,
     PLACE,
     RECRUIT,
+    SIDE,
     fixed,
 )
 
@@ -120,3 +122,33 @@ def test_observation_is_the_table_rotated_on_the_declared_seat_axes(n):
                 if kind == "seat":
                     expected = np.take(expected, perm, axis=axis)
             assert np.array_equal(seen[piece.name], expected), piece.name
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_placement_actions_lie_on_the_cells_of_the_placers_museum_piece(n):
+    """The place block declares that it lies on the `museum` grid at the acting seat: placing the
+    excavated tile with action A_PLACE + (row * SIDE + col) * 4 + rotation fills exactly that cell of
+    seat 0 (the placer) in the placer's observation, and shows the tile's kind there."""
+    place = next(ActionGroup(*g) for g in new_game(n).action_groups() if g[0] == "place")
+    assert (place.start, place.cells, place.depth) == (A_PLACE, "museum", 4)
+    rng = np.random.default_rng(n)
+    placed = 0
+    for seed in range(6):
+        game = new_game(n, die=True, seed=seed)
+        while not game.is_terminal():
+            legal = np.flatnonzero(game.legal_action_mask())
+            action = int(legal[rng.integers(len(legal))])
+            if game.phase == PLACE:
+                p = game.player
+                before = game.observation_layout.split(game.observation(p))["museum"][0].copy()
+                game.apply_action(action)
+                after = game.observation_layout.split(game.observation(p))["museum"][0]
+                cell, _ = divmod(action - place.start, place.depth)
+                row, col = divmod(cell, SIDE)
+                changed = np.argwhere((before != after).any(-1))
+                assert changed.tolist() == [[row, col]]
+                assert not before[row, col].any() and after[row, col, : len(KINDS)].sum() == 1
+                placed += 1
+                continue
+            game.apply_action(action)
+    assert placed > 20

@@ -1,0 +1,156 @@
+"""net.cells: the logits of an action block laid over a grid's cells come from each cell's features
+(training/nets.py CellHead), built from the game's ActionGroup declarations alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from envs.core.errors import ConfigError
+from tests.training.helpers import tiny_config
+from tests.training.test_layout_net import layout_net, random_decisions
+from training import Trainer
+from training import checkpoint as ckpt
+from training.cli import main
+from training.config import load_config
+from training.games import game_info
+from training.nets import CellHead, LayoutEncoder, PolicyNet
+from training.policy import load_policy
+
+ROWS, COLS, CHANNELS, DEPTH, SEATS = 8, 9, 3, 2, 2
+# a toy table: each seat's grid, then a flat piece; the block's actions start at 7
+PIECES = [
+    ("board", (SEATS, ROWS, COLS, CHANNELS), ("seat", "row", "col", "feature")),
+    ("extra", (4,), ("feature",)),
+]
+START = 7
+OBS, ACTIONS = SEATS * ROWS * COLS * CHANNELS + 4, START + ROWS * COLS * DEPTH + 5
+
+
+def toy_head(seed: int = 0) -> tuple[LayoutEncoder, CellHead]:
+    torch.manual_seed(seed)
+    encoder = LayoutEncoder(PIECES, size=4, channels=6)
+    head = CellHead(encoder.grid_of("board"), START, DEPTH, features=3, size=8)
+    with torch.no_grad():  # no dead cells: every weight non-zero
+        for p in head.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    return encoder, head
+
+
+def board(obs: torch.Tensor) -> torch.Tensor:
+    return obs[:, : SEATS * ROWS * COLS * CHANNELS].view(-1, SEATS, ROWS, COLS, CHANNELS)
+
+
+def block_cells(changed: torch.Tensor) -> set[tuple[int, int]]:
+    """Cells (row, col) of the block actions whose logit changed."""
+    return {divmod(int(a - START) // DEPTH, COLS) for a in torch.nonzero(changed).flatten()}
+
+
+def run_head(head: CellHead, obs: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return head(obs, features, torch.zeros(obs.shape[0], ACTIONS))
+
+
+def test_a_cells_logits_read_that_cell_and_its_neighbourhood_only():
+    """The encoder's two 3x3 convolutions and the head's one: changing the acting seat's cell (r, c)
+    moves the logits of the cells within three steps of it, in the block's (row * cols + col) * depth
+    + k order, and no other."""
+    _, head = toy_head()
+    obs, features = torch.rand(1, OBS), torch.rand(1, 3)
+    before = run_head(head, obs, features)
+    for r, c in [(0, 0), (4, 2), (7, 8)]:
+        moved = obs.clone()
+        board(moved)[0, 0, r, c] += 1.0
+        changed = (run_head(head, moved, features) != before)[0]
+        near = {(i, j) for i in range(ROWS) for j in range(COLS) if abs(i - r) <= 3 and abs(j - c) <= 3}
+        assert block_cells(changed) <= near and (r, c) in block_cells(changed)
+        assert not changed[:START].any() and not changed[START + ROWS * COLS * DEPTH :].any()
+
+
+def test_only_the_acting_seats_grid_feeds_the_cell_logits():
+    _, head = toy_head()
+    obs, features = torch.rand(3, OBS), torch.rand(3, 3)
+    before = run_head(head, obs, features)
+    other = obs.clone()
+    board(other)[:, 1] = torch.rand(3, ROWS, COLS, CHANNELS)  # the other seat's grid
+    assert torch.equal(run_head(head, other, features), before)
+    # the trunk's features (what is in hand) do reach every cell
+    block = slice(START, START + ROWS * COLS * DEPTH)
+    moved = run_head(head, obs, features + 1.0)[:, block] != before[:, block]
+    assert moved.view(3, ROWS * COLS, DEPTH).any(-1).all()
+
+
+def test_exposaurus_binds_its_placements_and_a_net_with_cells_plays_legally():
+    net, info, config = layout_net("exposaurus", "net.cells=true")
+    assert config.net.cell_actions == ["place: 198 + 4 per cell of museum"]
+    assert config.net.cell_blocks() == [("place", 198, 4, "museum")]
+    assert len(net.cell_heads) == 1 and net.cell_heads[0].grid is net.trunk.encoder.grid_of("museum")
+    obs, mask = random_decisions(info, 40)
+    logits, value = net.evaluate_flat(obs, mask)
+    assert logits.shape == (40, info.num_actions) and value.shape == (40,)
+    probs = torch.softmax(logits, -1)
+    assert torch.all(probs[~mask] == 0) and torch.allclose(probs.sum(-1), torch.ones(40))
+    # the placements' logits differ from those of the same net without the head
+    plain = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
+    plain.load_state_dict(net.state_dict())
+    plain.cell_heads = torch.nn.ModuleList()
+    with torch.no_grad():
+        without, _ = plain.evaluate_flat(obs, mask)
+        ours, _ = net.evaluate_flat(obs, mask)
+    placing = mask[:, 198 : 198 + 196].any(-1)
+    assert placing.any()
+    assert not torch.equal(ours[placing][:, 198:394], without[placing][:, 198:394])
+    assert torch.equal(ours[:, :198], without[:, :198]) and torch.equal(ours[:, 394:], without[:, 394:])
+
+
+def test_cells_config_is_checked():
+    with pytest.raises(ConfigError, match="net.cells=true .* needs net.kind=layout"):
+        load_config(None, ["game=exposaurus", "net.cells=true"])
+    for bad in ("place 198", "place: 198 + 0 per cell of museum", "place: x + 4 per cell of museum"):
+        with pytest.raises(ConfigError, match="net.cell_actions entries look like"):
+            load_config(None, ["game=exposaurus", "net.kind=layout", f"net.cell_actions=['{bad}']"])
+    config = load_config(None, ["game=expressions", "net.kind=layout", "net.cells=true"])
+    with pytest.raises(ConfigError, match="no action block laid over a grid"):
+        config.net.bind_actions(game_info("expressions", {}).new_game(0).action_groups())
+    _, info, config = layout_net("exposaurus")
+    config.net.cells, config.net.cell_actions = True, ["place: 198 + 4 per cell of nowhere"]
+    with pytest.raises(ValueError, match="no grid of the layout encoder reads piece 'nowhere'"):
+        PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
+    config.net.cell_actions = ["place: 300 + 4 per cell of museum"]
+    with pytest.raises(ValueError, match="runs past the 397 actions"):
+        PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
+
+
+@pytest.mark.filterwarnings("ignore:.*torch.jit.load.*:DeprecationWarning")
+def test_checkpoint_and_export_rebuild_the_cell_head(tmp_path):
+    net, info, config = layout_net("exposaurus", "net.cells=true")
+    with torch.no_grad():
+        for p in net.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    path = ckpt.save_checkpoint(tmp_path / "latest.pt", net, config, info, 1, 100)
+    rebuilt = ckpt.build_net(ckpt.read_checkpoint(path))
+    obs, mask = random_decisions(info, 30, seed=3)
+    with torch.no_grad():
+        expected, _ = net.evaluate_flat(obs, mask)
+        got, _ = rebuilt.evaluate_flat(obs, mask)
+    assert torch.equal(expected, got)
+    out = tmp_path / "policy.pt"
+    assert main(["export", str(path), str(out)]) == 0
+    logits, _ = torch.jit.load(str(out))(obs, mask)
+    assert torch.allclose(logits, expected, atol=1e-5)
+
+
+def test_a_run_with_cells_binds_the_games_blocks_and_its_policy_loads(tmp_path):
+    config = tiny_config(
+        tmp_path / "run", "net.kind=layout", "net.cells=true", "total_steps=600", game="exposaurus"
+    )
+    assert config.net.cell_actions == []  # the run binds the game's blocks, nothing else names them
+    Trainer(config, log=False).train()
+    saved = ckpt.read_checkpoint(tmp_path / "run")
+    assert saved["train_config"]["net"]["cell_actions"] == ["place: 198 + 4 per cell of museum"]
+    policy = load_policy(tmp_path / "run")
+    obs, mask = random_decisions(game_info("exposaurus", {}), 5, seed=4)
+    for o, m in zip(obs.numpy(), mask.numpy()):
+        assert m[policy(o, m)]
+    assert np.isfinite(policy.logits(obs[0].numpy(), mask[0].numpy())[mask[0].numpy()]).all()
