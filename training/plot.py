@@ -29,7 +29,7 @@ def plot_curve(history: list[dict], path: str | Path, title: str = "") -> None:
             label = "scripted team win rate"
         ax.plot(xs, ys, marker="o", label=label)
         ax.fill_between(xs, lo, hi, alpha=0.2)
-    ax.set_xlabel("learner decisions")
+    _decisions_axis(ax)
     ax.set_ylabel("win rate (95% Wilson interval)")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
@@ -41,6 +41,19 @@ def plot_curve(history: list[dict], path: str | Path, title: str = "") -> None:
 
 
 METRICS = {"win_rate": "win rate", "mean_return": "mean return"}
+# a cooperative game's evaluation plays teams, not opponents
+PANELS = {"self": "the trained team", "scripted_team": "the scripted team (reference)"}
+
+
+def _decisions_axis(ax) -> None:
+    """x: learner decisions, ticks as 250k / 1M so that long runs' labels do not run together."""
+    from matplotlib.ticker import FuncFormatter
+
+    def short(x, _):
+        return f"{x / 1e6:g}M" if abs(x) >= 1e6 else f"{x / 1e3:g}k" if x else "0"
+
+    ax.xaxis.set_major_formatter(FuncFormatter(short))
+    ax.set_xlabel("learner decisions")
 
 
 def plot_seeds(
@@ -66,8 +79,8 @@ def plot_seeds(
             if points:
                 xs, ys = zip(*points)
                 ax.plot(xs, ys, marker=".", label=label)
-        ax.set_title(f"vs {name}")
-        ax.set_xlabel("learner decisions")
+        ax.set_title(PANELS.get(name, f"vs {name}"))
+        _decisions_axis(ax)
         if metric == "win_rate":
             ax.set_ylim(0, 1)
         ax.grid(alpha=0.3)
