@@ -37,8 +37,7 @@ def has_cell_actions(game: str) -> bool:
 def net_for(game: str, kind: str, overrides=()):
     config = load_config(config_file(game), [f"net.kind={kind}", *overrides])
     info = game_info(config.game, config.game_config)
-    game = info.new_game(0)
-    config.net.bind_layout(game.observation_layout).bind_actions(game.action_groups())
+    config.net.bind_game(info.new_game(0))
     torch.manual_seed(0)
     return PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net), info
 

@@ -40,14 +40,14 @@ class NetConfig:
     conv_channels: int = 16  # kind="layout": channels of the two 3x3 convolutions over each grid
     # kind="layout": the observation pieces the encoder is built from, one "name: 2 seat x 7 row x 24"
     # line each (a size, then the axis kind unless a plain feature); filled from the game when a run
-    # starts (bind_layout) and stored with the config in every checkpoint, which so rebuilds its
+    # starts (bind_game) and stored with the config in every checkpoint, which so rebuilds its
     # network without the game's code
     layout: list = field(default_factory=list)
     # kind="layout": the logits of an action block laid over a grid's cells (Exposaurus's placements:
     # museum cell x rotation) come from each cell's convolution features beside the trunk's features
     cells: bool = False
     # with cells: the blocks, one "place: 198 + 4 per cell of museum" line each (first action, actions
-    # per cell, the grid piece); filled from the game's action groups when a run starts (bind_layout)
+    # per cell, the grid piece); filled from the game's action groups when a run starts (bind_game)
     cell_actions: list = field(default_factory=list)
 
     def validate(self) -> None:
@@ -73,6 +73,11 @@ class NetConfig:
     def pieces(self) -> list[tuple[str, tuple[int, ...], tuple[str, ...]]]:
         """net.layout read back: (name, shape, axes) per piece."""
         return [self._read_piece(line) for line in self.layout]
+
+    def bind_game(self, game) -> NetConfig:
+        """What the layout network reads from the game when a run starts: its observation layout
+        (bind_layout) and its action blocks laid over a grid's cells (bind_actions)."""
+        return self.bind_layout(game.observation_layout).bind_actions(game.action_groups())
 
     def bind_layout(self, layout) -> NetConfig:
         """With kind="layout" and no net.layout yet: describe the pieces of `layout` (the game's

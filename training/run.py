@@ -99,8 +99,7 @@ def run_game(config: TrainConfig) -> GameInfo:
     info = game_info(config.game, config.game_config)
     evaluation_info(info, config.eval.game_config)  # a bad eval.game_config fails now, not later
     if config.net.kind == "layout":  # the encoder is built from the game's observation layout
-        game = info.new_game(0)
-        config.net.bind_layout(game.observation_layout).bind_actions(game.action_groups())
+        config.net.bind_game(info.new_game(0))
     if config.pretrain.games and info.spec.scripted_policy is None:
         raise ConfigError(f"pretrain.games needs a scripted baseline; {info.spec.name} has none")
     if config.teacher.coef and info.spec.scripted_policy is None:

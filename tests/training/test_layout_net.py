@@ -24,8 +24,7 @@ def layout_net(game: str, *overrides: str):
     """The game's default config with net.kind=layout, its layout bound, and the network it builds."""
     config = load_config(config_file(game), ["net.kind=layout", *overrides])
     info = game_info(config.game, config.game_config)
-    game = info.new_game(0)
-    config.net.bind_layout(game.observation_layout).bind_actions(game.action_groups())
+    config.net.bind_game(info.new_game(0))
     torch.manual_seed(0)
     return PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net), info, config
 
