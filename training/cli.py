@@ -74,6 +74,11 @@ def _load_player(text: str, info=None, game: str | None = None, args=None):
     return name, net, data
 
 
+def run_evaluates_greedy(data: dict | None) -> bool:
+    """The run's eval.greedy for a checkpoint's data; False (sampling) for a baseline (no data)."""
+    return bool(data and data["train_config"].get("eval", {}).get("greedy", False))
+
+
 def cmd_train(args) -> int:
     overrides = list(args.overrides)
     config_path = args.config
@@ -164,7 +169,13 @@ def cmd_evaluate(args) -> int:
     torch.set_num_threads(args.threads)
     opponents = [o for o in args.opponents.split(",") if o]
     game, info = target_game(args, [args.checkpoint, *opponents])
-    name, agent, _ = _load_player(args.checkpoint, info, game, args)
+    name, agent, data = _load_player(args.checkpoint, info, game, args)
+    if args.greedy is None:  # play as the run's own evaluations did, so the numbers compare
+        args.greedy = run_evaluates_greedy(data)
+        if args.greedy:
+            say(
+                f"{name} plays its most likely actions, as its run evaluates (eval.greedy; --no-greedy samples)"
+            )
     players = {name: agent}
     out = {
         "agent": name,
@@ -399,7 +410,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--games", type=int, default=1000, help="games per opponent (at least 1)")
     e.add_argument("--seed", type=int, default=0, help="seed of the games and of sampled actions")
-    e.add_argument("--greedy", action="store_true", help="argmax actions instead of sampling")
+    e.add_argument(
+        "--greedy",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="argmax actions instead of sampling (default: as the agent's run evaluates, its eval.greedy; "
+        "sampling for a baseline agent)",
+    )
     e.add_argument("--rating", action="store_true", help="add a rating table over agent and opponents")
     e.add_argument("--threads", type=int, default=1, help="torch threads")
     e.add_argument("--output", help="also write the JSON to this file (default: stdout only)")

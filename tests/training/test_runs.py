@@ -433,6 +433,26 @@ def test_cli_evaluate_scores_games_like_the_runs_own_evaluations(tmp_path, capsy
     assert out["results"]["vs_scripted"] == match(info, net, "scripted", 30, out["seed"])
 
 
+def test_cli_evaluate_plays_as_the_run_evaluates_unless_told(tmp_path, capsys):
+    run = tmp_path / "greedy"
+    config = tmp_path / "toy.yaml"
+    config.write_text(f"game: {TOY}\nppo:\n  num_envs: 8\n  rollout_steps: 16\nnet:\n  hidden: [16]\n")
+    args = ["eval.greedy=true", "total_steps=100"]
+    assert main(["train", str(config), f"run_dir={run}", "progress=false", "--no-log", *args]) == 0
+    info = game_info(TOY, {})
+    net = ckpt.build_net(ckpt.read_checkpoint(run))
+    for flags, greedy in (([], True), (["--no-greedy"], False), (["--greedy"], True)):
+        capsys.readouterr()
+        assert main(["evaluate", str(run), "--opponents", "scripted", "--games", "30", *flags]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["greedy"] is greedy, flags
+        assert out["results"]["vs_scripted"] == match(info, net, "scripted", 30, out["seed"], greedy=greedy)
+    # a baseline has no run to follow: it samples
+    capsys.readouterr()
+    assert main(["evaluate", "random", "--opponents", "scripted", "--games", "4", "--game", TOY]) == 0
+    assert json.loads(capsys.readouterr().out)["greedy"] is False
+
+
 def test_cli_train_evaluate_rate_and_play(tmp_path, capsys, monkeypatch):
     run = tmp_path / "cli"
     config = tmp_path / "toy.yaml"
