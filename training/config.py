@@ -49,9 +49,17 @@ class NetConfig:
     # with cells: the blocks, one "place: 198 + 4 per cell of museum" line each (first action, actions
     # per cell, the grid piece); filled from the game's action groups when a run starts (bind_game)
     cell_actions: list = field(default_factory=list)
+    # an auxiliary target (0 = off): a linear head on the actor's features predicts the full
+    # state_tensor() (hidden roles and cards among it) as the deciding seat sees it (the state
+    # layout's seat axes renumbered from that seat, as observations number them), and its mean squared
+    # error times this weight joins the loss of PPO and of the warm start. Training only: the policy
+    # acts on the observation alone.
+    aux_state: float = 0.0
 
     def validate(self) -> None:
         _choice("net.kind", self.kind, ("mlp", "gru", "layout"))
+        if not self.aux_state >= 0:
+            raise ConfigError(f"net.aux_state must be >= 0 (0 = off), got {self.aux_state}")
         _choice("net.critic", self.critic, ("separate", "shared", "central"))
         for name in ("hidden", "critic_hidden"):
             sizes = getattr(self, name)

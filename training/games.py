@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from envs.core.config import build_config
 from envs.core.errors import ConfigError
+from envs.core.observer import seat_gathers
 from envs.core.registry import GameSpec
 
 
@@ -58,6 +60,18 @@ class GameInfo:
     state_dim: int
     teams: list[int]  # team id per seat of a probe game: the fixed teams, or one deal of secret sides
     game_type: Any = None  # envs.core.game.GameType of this configuration
+    state_layout: Any = None  # envs.core.Layout of state_tensor(), seat axes by absolute seat
+
+    def state_seen_by(self, states: np.ndarray, chains: np.ndarray) -> np.ndarray:
+        """State rows renumbered as each row's seat sees the table: every seat axis the state layout
+        declares rotated from that seat, as observations are (envs.core.observer). A recorded
+        decision's chain is game x num_players + seat."""
+        index = self._state_gathers[np.asarray(chains) % self.num_players]
+        return np.take_along_axis(np.asarray(states), index, axis=1)
+
+    @cached_property
+    def _state_gathers(self) -> np.ndarray:
+        return seat_gathers(self.state_layout, self.num_players)
 
     @property
     def num_teams(self) -> int:
@@ -113,6 +127,7 @@ def spec_info(spec, game_config: dict) -> GameInfo:
         state_dim=probe.state_layout.size,
         teams=_teams(probe, spec.name),
         game_type=probe.game_type(),
+        state_layout=probe.state_layout,
     )
 
 

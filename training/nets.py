@@ -353,6 +353,8 @@ class PolicyNet(nn.Module):
         self.actor_head = nn.Linear(feat, num_actions)
         self.direct = nn.Linear(obs_dim, num_actions) if c.direct else None
         self.cell_heads = nn.ModuleList(self._cell_heads(c, feat) if c.cells else [])
+        self.aux_weight = float(c.aux_state)
+        self.aux_head = self._aux_head(feat) if self.aux_weight > 0 else None
         if c.critic == "shared":
             self.critic = None
             self.value_head = nn.Linear(feat, 1)
@@ -392,6 +394,11 @@ class PolicyNet(nn.Module):
             heads.append(head)
         return heads
 
+    def _aux_head(self, features: int) -> nn.Linear:
+        if self.state_dim < 1:
+            raise ValueError("net.aux_state predicts the game's state_tensor(), and this game has none")
+        return nn.Linear(features, self.state_dim)
+
     def _layout_trunk(self, c, sizes: list[int], extra: int = 0) -> LayoutTrunk:
         if not c.layout:
             raise ValueError(
@@ -407,7 +414,9 @@ class PolicyNet(nn.Module):
 
     @property
     def uses_state(self) -> bool:
-        return self.critic_kind == "central"
+        """Whether training needs state_tensor() beside each decision (a central critic's input, or the
+        auxiliary target); acting never does."""
+        return self.critic_kind == "central" or self.aux_head is not None
 
     def _norm(self, obs: torch.Tensor) -> torch.Tensor:
         return self.obs_norm(obs) if self.obs_norm is not None else obs
@@ -429,11 +438,12 @@ class PolicyNet(nn.Module):
     def _value(self, x, feat, state):
         if self.critic is None:
             return self.value_head(feat).squeeze(-1)
-        inp = torch.cat([x, state], -1) if self.uses_state else x
+        inp = torch.cat([x, state], -1) if self.critic_kind == "central" else x
         return self.value_head(self.critic(inp)).squeeze(-1)
 
-    def sequence(self, obs, mask, starts, h0, state=None):
-        """Recurrent evaluation of [T, B, ...] sequences; hidden resets to zero where starts is True."""
+    def sequence(self, obs, mask, starts, h0, state=None, predict_state=False):
+        """Recurrent evaluation of [T, B, ...] sequences; hidden resets to zero where starts is True.
+        With predict_state, also the auxiliary head's prediction of the state (net.aux_state)."""
         x = self._norm(obs)
         feat = self.trunk(x)
         outs = []
@@ -443,14 +453,27 @@ class PolicyNet(nn.Module):
             h = self.gru(feat[t], h * keep[t])
             outs.append(h)
         feat = torch.stack(outs)
-        logits = masked_logits(self._logits(x, feat), mask)
-        return logits, self._value(x, feat, state)
+        return self._outputs(x, feat, mask, state, predict_state)
 
-    def evaluate_flat(self, obs, mask, state=None):
+    def evaluate_flat(self, obs, mask, state=None, predict_state=False):
+        """(logits, values) of a batch of decisions; with predict_state, the predicted state third."""
         x = self._norm(obs)
-        feat = self.trunk(x)
-        logits = masked_logits(self._logits(x, feat), mask)
-        return logits, self._value(x, feat, state)
+        return self._outputs(x, self.trunk(x), mask, state, predict_state)
+
+    def _outputs(self, x, feat, mask, state, predict_state):
+        out = (masked_logits(self._logits(x, feat), mask), self._value(x, feat, state))
+        if predict_state:
+            if self.aux_head is None:
+                raise ValueError("predict_state needs net.aux_state > 0 (the auxiliary head)")
+            out += (self.aux_head(feat),)
+        return out
+
+    def aux_loss(self, predicted: torch.Tensor, target: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        """The auxiliary target's loss, already times net.aux_state: the mean squared error of the
+        predicted state (as the deciding seat sees it) over its entries, averaged over the rows that
+        train (weight)."""
+        err = ((predicted - target) ** 2).mean(-1)
+        return self.aux_weight * (err * weight).sum() / weight.sum().clamp(min=1.0)
 
     def _logits(self, x, feat):
         """The head's logits, plus the direct map of the (normalized) observation when net.direct, and

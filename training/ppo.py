@@ -70,13 +70,17 @@ def ppo_update(
         batches = _recurrent_minibatches(batch, cfg, rng, taught)
     else:
         batches = _flat_minibatches(batch, cfg, rng, taught)
+    aux = net.aux_head is not None
+    if aux and batch.aux_target is None:
+        raise ValueError("net.aux_state needs batch.aux_target: the state as each row's seat sees it")
     for _epoch in range(cfg.epochs):
         kls = []
         for mb in batches():
             if net.recurrent:
-                logits, values = net.sequence(mb["obs"], mb["mask"], mb["start"], mb["h0"], mb.get("state"))
+                outs = net.sequence(mb["obs"], mb["mask"], mb["start"], mb["h0"], mb.get("state"), aux)
             else:
-                logits, values = net.evaluate_flat(mb["obs"], mb["mask"], mb.get("state"))
+                outs = net.evaluate_flat(mb["obs"], mb["mask"], mb.get("state"), aux)
+            logits, values = outs[:2]
             loss, s = _losses(
                 net,
                 cfg,
@@ -91,6 +95,10 @@ def ppo_update(
                 mb["weight"],
                 (teacher_coef, mb["teacher"]) if taught else None,
             )
+            if aux:  # the auxiliary target: the actor's features predict the state as its seat sees it
+                aux_loss = net.aux_loss(outs[2], mb["aux_target"], mb["weight"])
+                loss = loss + aux_loss
+                s["loss/aux_state"] = aux_loss.item()
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -114,6 +122,7 @@ _ROW_FIELDS = ("obs", "mask", "action", "logp", "advantage", "returns", "value")
 def _flat_minibatches(batch: Batch, cfg, rng, taught: bool = False):
     rows = np.flatnonzero(batch.trainable)
     fields = _ROW_FIELDS + (("state",) if batch.state.shape[1] > 0 else ()) + (("teacher",) if taught else ())
+    fields += ("aux_target",) if batch.aux_target is not None else ()
     if len(rows) == len(batch.trainable):  # every row trains: use the arrays as they are, no copy
         tensors = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f))) for f in fields}
     else:
@@ -137,7 +146,11 @@ def _recurrent_minibatches(batch: Batch, cfg, rng, taught: bool = False):
     valid = layout >= 0
     safe = np.where(valid, layout, 0)
     use_state = batch.state.shape[1] > 0
-    fields = _ROW_FIELDS + (("teacher",) if taught else ())
+    fields = (
+        _ROW_FIELDS
+        + (("teacher",) if taught else ())
+        + (("aux_target",) if batch.aux_target is not None else ())
+    )
     padded = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f)[safe])) for f in fields}
     padded["start"] = torch.from_numpy(batch.start[safe] & valid)
     if use_state:

@@ -299,9 +299,12 @@ def _scripted_seats(info, game, rng: np.random.Generator, random_share: float) -
     return [t == side for t in teams]
 
 
-def pretrain(net, data: Mapping, cfg, reward_scale: float, rng: np.random.Generator) -> dict[str, float]:
+def pretrain(
+    net, data: Mapping, cfg, reward_scale: float, rng: np.random.Generator, state_seen_by=None
+) -> dict[str, float]:
     """Behaviour cloning of the recorded scripted decisions; returns the final losses and accuracy.
-    `data` is a Recording (or a mapping of dense arrays); each minibatch is made dense when drawn."""
+    `data` is a Recording (or a mapping of dense arrays); each minibatch is made dense when drawn.
+    With net.aux_state, `state_seen_by(states, chains)` (GameInfo's) gives the auxiliary target."""
     obs, state = _rows(data, "obs"), _rows(data, "state")
     mask, action, start = data["mask"], data["action"], data["start"]
     if net.obs_norm is not None:
@@ -310,6 +313,16 @@ def pretrain(net, data: Mapping, cfg, reward_scale: float, rng: np.random.Genera
             net.obs_norm.update(obs[k : k + step])
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5, fused=True)
     returns = data["returns"] * reward_scale
+    aux = net.aux_head is not None  # the auxiliary target (net.aux_state) joins the cloning loss
+    chain = np.asarray(data["chain"])
+
+    def seen(rows: np.ndarray, states: np.ndarray) -> torch.Tensor | None:
+        """The rows' states as their seats see them (any shape of rows), or None without aux."""
+        if not aux:
+            return None
+        flat = state_seen_by(states.reshape(-1, states.shape[-1]), chain[rows.reshape(-1)])
+        return torch.from_numpy(flat.reshape(states.shape))
+
     stats = {}
     if net.recurrent:
         layout = chain_layout(data["chain"])
@@ -323,33 +336,39 @@ def pretrain(net, data: Mapping, cfg, reward_scale: float, rng: np.random.Genera
                 cols = perm[k : k + cols_per]
                 rows, pad = safe[:, cols], ~valid[:, cols]
                 h0 = torch.zeros(len(cols), net.hidden_size)
-                logits, values = net.sequence(
+                states = state[rows] if net.uses_state else None
+                rows_state = torch.from_numpy(states) if net.uses_state else None
+                outs = net.sequence(
                     torch.from_numpy(obs[rows]),
                     torch.from_numpy(mask[rows] | pad[..., None]),
                     torch.from_numpy(start[rows] | pad),
                     h0,
-                    torch.from_numpy(state[rows]) if net.uses_state else None,
+                    rows_state,
+                    aux,
                 )
                 weight = torch.from_numpy((~pad).astype(np.float32))
                 target = torch.from_numpy(returns[rows])
-                stats = _step(optimizer, net, logits, values, torch.from_numpy(action[rows]), target, weight)
+                aux_target = seen(rows, states)
+                stats = _step(
+                    optimizer, net, outs, aux_target, torch.from_numpy(action[rows]), target, weight
+                )
     else:
         n = len(action)
         for _ in range(cfg.epochs):
             perm = rng.permutation(n)
             for k in range(0, n, cfg.minibatch):
                 idx = perm[k : k + cfg.minibatch]
-                logits, values = net.evaluate_flat(
-                    torch.from_numpy(obs[idx]),
-                    torch.from_numpy(mask[idx]),
-                    torch.from_numpy(state[idx]) if net.uses_state else None,
+                states = state[idx] if net.uses_state else None
+                rows_state = torch.from_numpy(states) if net.uses_state else None
+                outs = net.evaluate_flat(
+                    torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]), rows_state, aux
                 )
                 target = torch.from_numpy(returns[idx])
                 stats = _step(
                     optimizer,
                     net,
-                    logits,
-                    values,
+                    outs,
+                    seen(idx, states),
                     torch.from_numpy(action[idx]),
                     target,
                     torch.ones(len(idx)),
@@ -362,16 +381,21 @@ def _rows(data: Mapping, name: str):
     return getattr(data, name) if isinstance(data, Recording) else np.asarray(data[name])
 
 
-def _step(optimizer, net, logits, values, action, returns, weight):
+def _step(optimizer, net, outs, aux_target, action, returns, weight):
+    logits, values = outs[:2]
     logp = torch.log_softmax(logits, -1).gather(-1, action.unsqueeze(-1)).squeeze(-1)
     total = weight.sum().clamp(min=1.0)
     bc = -(logp * weight).sum() / total
     v = 0.5 * (((values - returns) ** 2) * weight).sum() / total
     loss = bc + 0.5 * v
+    aux = net.aux_loss(outs[2], aux_target, weight) if len(outs) > 2 else None
+    if aux is not None:
+        loss = loss + aux
     optimizer.zero_grad()
     loss.backward()
     torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
     optimizer.step()
     with torch.no_grad():
         acc = (((logits.argmax(-1) == action).float() * weight).sum() / total).item()
-    return {"pretrain/cross_entropy": bc.item(), "pretrain/value": v.item(), "pretrain/accuracy": acc}
+    stats = {"pretrain/cross_entropy": bc.item(), "pretrain/value": v.item(), "pretrain/accuracy": acc}
+    return stats | ({"pretrain/aux_state": aux.item()} if aux is not None else {})

@@ -98,6 +98,7 @@ class Batch:
     trainable: np.ndarray
     layout: np.ndarray  # [L, C] row index per (position in chain, chain), -1 = padding
     teacher: np.ndarray | None = None  # the scripted baseline's action per row (-1: none), see TeacherConfig
+    aux_target: np.ndarray | None = None  # the state as each row's seat sees it, see NetConfig.aux_state
 
     def __len__(self) -> int:
         return len(self.action)

@@ -104,6 +104,8 @@ class Trainer(Backend):
         batch = self.runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)
         if teacher_coef > 0:
             batch.teacher = self._teacher_labels(batch)
+        if self.net.aux_head is not None:  # the auxiliary target, seat axes from each decision's seat
+            batch.aux_target = self.info.state_seen_by(batch.state, batch.chain)
         # update: epochs of minibatch PPO on the batch
         self.net.train()
         stats = ppo_update(self.net, self.optimizer, batch, p, self.rng, teacher_coef)
@@ -157,7 +159,8 @@ class Trainer(Backend):
 
     def imitate(self, data: dict) -> dict:
         self.net.train()
-        return pretrain(self.net, data, self.config.pretrain, self.config.ppo.reward_scale, self.rng)
+        p = self.config
+        return pretrain(self.net, data, p.pretrain, p.ppo.reward_scale, self.rng, self.info.state_seen_by)
 
     def summary(self) -> dict:
         return {"episodes": self.episodes}

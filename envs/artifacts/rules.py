@@ -356,12 +356,22 @@ def observation_layout(n: int) -> Layout:
 def state_layout(n: int, obs: Layout) -> Layout:
     return Layout(
         [
-            ("roles", (n, NUM_ROLES), "every seat's role (absolute seats)"),
+            PieceSpec("roles", (n, NUM_ROLES), "every seat's role (absolute seats)", axes=("seat", "card")),
             ("draw_pile", (NUM_CARDS,), "the draw pile from the top: (card id + 1) / 50, 0 past its end"),
             ("sold", (NUM_ARTIFACTS,), "Sold per artifact /5"),
             ("discard", (NUM_ARTIFACTS,), "Discard per artifact /5"),
-            ("ballots", (n,), "secret ballots of the open vote: (action + 1) / 64, 0 if none"),
-            ("private_sides", (n, n), "1 if seat i has privately learnt seat j's side"),
+            PieceSpec(
+                "ballots",
+                (n,),
+                "secret ballots of the open vote: (action + 1) / 64, 0 if none",
+                axes=("seat",),
+            ),
+            PieceSpec(
+                "private_sides",
+                (n, n),
+                "1 if seat i has privately learnt seat j's side",
+                axes=("seat", "seat"),
+            ),
             ("seat0_view", (obs.size,), "observation of seat 0 (public information)"),
         ]
     )

@@ -357,6 +357,7 @@ def test_config_translation_and_clear_errors(tmp_path):
         ("net.critic=central", "net.critic"),
         ("net.normalize_obs=true", "normalize_obs"),
         ("net.direct=true", "net.direct"),
+        ("net.aux_state=1.0", "net.aux_state"),
         ("teacher.coef=1.0", "teacher.coef"),
     ):
         cfg = load_config(None, [f"game={TOY}", bad])

@@ -95,7 +95,9 @@ def dense_pretrain(net, data: dict, cfg, reward_scale: float, rng: np.random.Gen
                 logits, values = net.sequence(
                     mb["obs"], mb["mask"], mb["start"], h0, mb["state"] if net.uses_state else None
                 )
-                stats = pt._step(optimizer, net, logits, values, mb["action"], mb["returns"], mb["weight"])
+                stats = pt._step(
+                    optimizer, net, (logits, values), None, mb["action"], mb["returns"], mb["weight"]
+                )
     else:
         n = len(data["action"])
         tensors = {f: torch.from_numpy(v) for f, v in data.items() if f in ("obs", "mask", "action", "state")}
@@ -109,7 +111,7 @@ def dense_pretrain(net, data: dict, cfg, reward_scale: float, rng: np.random.Gen
                     mb["obs"], mb["mask"], mb["state"] if net.uses_state else None
                 )
                 stats = pt._step(
-                    optimizer, net, logits, values, mb["action"], mb["returns"], torch.ones(len(idx))
+                    optimizer, net, (logits, values), None, mb["action"], mb["returns"], torch.ones(len(idx))
                 )
     return stats
 

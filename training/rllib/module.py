@@ -57,6 +57,8 @@ def check_net_config(net: NetConfig) -> None:
         raise ConfigError("backend=rllib does not support net.normalize_obs=true (use the native backend)")
     if net.direct:
         raise ConfigError("backend=rllib does not support net.direct=true (use the native backend)")
+    if net.aux_state:
+        raise ConfigError("backend=rllib has no auxiliary target (net.aux_state); use the native backend")
 
 
 class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
