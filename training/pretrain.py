@@ -314,6 +314,8 @@ def pretrain(
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5, fused=True)
     returns = data["returns"] * reward_scale
     aux = net.aux_head is not None  # the auxiliary target (net.aux_state) joins the cloning loss
+    if aux and state_seen_by is None:
+        raise ValueError("net.aux_state needs state_seen_by: the state as each recorded seat sees it")
     chain = np.asarray(data["chain"])
 
     def seen(rows: np.ndarray, states: np.ndarray) -> torch.Tensor | None:
@@ -337,7 +339,7 @@ def pretrain(
                 rows, pad = safe[:, cols], ~valid[:, cols]
                 h0 = torch.zeros(len(cols), net.hidden_size)
                 states = state[rows] if net.uses_state else None
-                rows_state = torch.from_numpy(states) if net.uses_state else None
+                rows_state = torch.from_numpy(states) if states is not None else None
                 outs = net.sequence(
                     torch.from_numpy(obs[rows]),
                     torch.from_numpy(mask[rows] | pad[..., None]),
@@ -359,7 +361,7 @@ def pretrain(
             for k in range(0, n, cfg.minibatch):
                 idx = perm[k : k + cfg.minibatch]
                 states = state[idx] if net.uses_state else None
-                rows_state = torch.from_numpy(states) if net.uses_state else None
+                rows_state = torch.from_numpy(states) if states is not None else None
                 outs = net.evaluate_flat(
                     torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]), rows_state, aux
                 )

@@ -159,8 +159,8 @@ class Trainer(Backend):
 
     def imitate(self, data: dict) -> dict:
         self.net.train()
-        p = self.config
-        return pretrain(self.net, data, p.pretrain, p.ppo.reward_scale, self.rng, self.info.state_seen_by)
+        c = self.config
+        return pretrain(self.net, data, c.pretrain, c.ppo.reward_scale, self.rng, self.info.state_seen_by)
 
     def summary(self) -> dict:
         return {"episodes": self.episodes}
