@@ -20,7 +20,7 @@ import torch
 
 from envs.core.search import SearchBudget
 from training import checkpoint as ckpt
-from training.cli import scored_info
+from training.cli import run_evaluates_greedy, scored_info
 from training.evaluate import rating_table
 from training.search import search_agent
 
@@ -34,7 +34,8 @@ def card(run: str, games: int, simulations: int | None, seed: int = 0) -> tuple[
         "guided search": search_agent(f"search:{run}", info, budget, seed),
     }
     players = {"random": "random", "scripted": "scripted", "PPO": ckpt.build_net(data).eval(), **searches}
-    table = rating_table(info, players, games, seed)
+    # PPO plays as its run evaluates (greedy where the config says eval.greedy); the searches are their own
+    table = rating_table(info, players, games, seed, greedy=run_evaluates_greedy(data))
     times = {name: s.seconds_per_decision() for name, s in searches.items()}
     return table, times, info
 
