@@ -533,18 +533,20 @@ class Definition:
                 ),
             ]
         )
+        # state seat axes count absolute seats (an auxiliary target rotates them from the decider)
+        SF, SS = ("seat", "feature"), ("seat", "seat")
         last = [
-            ("last_kinds", (n, len(KIND_NAMES)), "each player's latest turn: kinds"),
-            ("last_cells", (n, t), "each player's latest turn: cells touched"),
-            ("last_seats", (n, n), "each player's latest turn: players targeted"),
-            ("last_items", (n, t), "each player's latest turn: items used (by Guest)"),
+            PieceSpec("last_kinds", (n, len(KIND_NAMES)), "each player's latest turn: kinds", axes=SF),
+            PieceSpec("last_cells", (n, t), "each player's latest turn: cells touched", axes=SF),
+            PieceSpec("last_seats", (n, n), "each player's latest turn: players targeted", axes=SS),
+            PieceSpec("last_items", (n, t), "each player's latest turn: items used (by Guest)", axes=SF),
         ]
         phase = [
-            ("turn", (n,), "whose turn it is"),
+            PieceSpec("turn", (n,), "whose turn it is", axes=("seat",)),
             ("decision", (NUM_DECISIONS,), "the current decision"),
             ("decision_item", (t,), "the item being offered or used now"),
             ("decision_cells", (t,), "cells already chosen in the current item"),
-            ("decision_seats", (n,), "players already chosen in the current item"),
+            PieceSpec("decision_seats", (n,), "players already chosen in the current item", axes=("seat",)),
         ]
         self.state_layout = Layout(
             [
@@ -553,24 +555,35 @@ class Definition:
                 ("tile_wallets", (t,), "Wallets on each tile"),
                 ("marks", (t,), "Mark in play (by cell)"),
                 ("discarded", (t,), "card discarded (by cell)"),
-                ("identity", (n, t), "each player's Guest cell (absolute seats)"),
+                PieceSpec("identity", (n, t), "each player's Guest cell (absolute seats)", axes=SF),
                 ("deck", (t, t), "one-hot Guest of each Identity deck slot from the top"),
-                ("deck_seen", (t, n), "which players have seen each deck slot's card"),
-                ("knows", (n, n), "who has been shown whose identity"),
-                ("public_candidates", (n, t), "Guests each player can hold given public actions (by Guest)"),
-                (
+                PieceSpec(
+                    "deck_seen",
+                    (t, n),
+                    "which players have seen each deck slot's card",
+                    axes=("feature", "seat"),
+                ),
+                PieceSpec("knows", (n, n), "who has been shown whose identity", axes=SS),
+                PieceSpec(
+                    "public_candidates",
+                    (n, t),
+                    "Guests each player can hold given public actions (by Guest)",
+                    axes=SF,
+                ),
+                PieceSpec(
                     "dentist_candidates",
                     (n, n, t),
                     "[asker, target] Guests the target's Dentist answers allow",
+                    axes=("seat", "seat", "feature"),
                 ),
-                ("stashes", (n,), "Stash of each player"),
-                ("exposed_players", (n,), "exposed players"),
-                ("kept_items", (n, 3), "Pilot, Soldier, Cops"),
-                ("blocked_swaps", (n, e), "latest Move records still undoable"),
+                PieceSpec("stashes", (n,), "Stash of each player", axes=("seat",)),
+                PieceSpec("exposed_players", (n,), "exposed players", axes=("seat",)),
+                PieceSpec("kept_items", (n, 3), "Pilot, Soldier, Cops", axes=SF),
+                PieceSpec("blocked_swaps", (n, e), "latest Move records still undoable", axes=SF),
                 ("counts", (5,), "deck size, Lost & Found, Wallets created, game over, winners count"),
                 *last,
                 *phase,
-                ("decider", (n,), "who decides now (absolute)"),
+                PieceSpec("decider", (n,), "who decides now (absolute)", axes=("seat",)),
                 ("frames", (8,), "stack depth and the top frame's fields"),
             ]
         )

@@ -43,6 +43,23 @@ def test_the_state_seen_by_a_seat_numbers_seats_as_its_observation_does():
         assert np.array_equal(artifacts.state_layout.split(seen[p])["roles"][0], own)
 
 
+@pytest.mark.parametrize("num_players", (2, 4, 6))
+def test_exposed_state_seen_by_a_seat_matches_its_observation_on_public_seat_pieces(num_players):
+    info = game_info("exposed", {"num_players": num_players})
+    game, rng = info.new_game(2), np.random.default_rng(0)
+    for _ in range(40):
+        if game.is_terminal():
+            break
+        game.apply_action(int(rng.choice(np.flatnonzero(game.legal_action_mask()))))
+    n = num_players
+    seen = info.state_seen_by(np.repeat(game.state_tensor()[None], n, 0), np.arange(n))
+    public = ("exposed_players", "kept_items", "blocked_swaps", "last_kinds", "last_seats", "turn", "knows")
+    for p in range(n):
+        state, obs = info.state_layout.split(seen[p]), game.observation_layout.split(game.observation(p))
+        for name in public:
+            assert np.array_equal(state[name], obs[name]), (p, name)
+
+
 @pytest.mark.parametrize("kind,critic", [("mlp", "separate"), ("gru", "central")])
 def test_the_aux_head_learns_the_state_and_acting_needs_no_state(kind, critic):
     config = NetConfig(kind=kind, hidden=[16], critic_hidden=[16], gru_size=8, critic=critic, aux_state=1.0)
