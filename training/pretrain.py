@@ -339,20 +339,18 @@ def pretrain(
                 rows, pad = safe[:, cols], ~valid[:, cols]
                 h0 = torch.zeros(len(cols), net.hidden_size)
                 states = state[rows] if net.uses_state else None
-                rows_state = torch.from_numpy(states) if states is not None else None
                 outs = net.sequence(
                     torch.from_numpy(obs[rows]),
                     torch.from_numpy(mask[rows] | pad[..., None]),
                     torch.from_numpy(start[rows] | pad),
                     h0,
-                    rows_state,
+                    _tensor(states),
                     aux,
                 )
                 weight = torch.from_numpy((~pad).astype(np.float32))
                 target = torch.from_numpy(returns[rows])
-                aux_target = seen(rows, states)
                 stats = _step(
-                    optimizer, net, outs, aux_target, torch.from_numpy(action[rows]), target, weight
+                    optimizer, net, outs, seen(rows, states), torch.from_numpy(action[rows]), target, weight
                 )
     else:
         n = len(action)
@@ -361,9 +359,8 @@ def pretrain(
             for k in range(0, n, cfg.minibatch):
                 idx = perm[k : k + cfg.minibatch]
                 states = state[idx] if net.uses_state else None
-                rows_state = torch.from_numpy(states) if states is not None else None
                 outs = net.evaluate_flat(
-                    torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]), rows_state, aux
+                    torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]), _tensor(states), aux
                 )
                 target = torch.from_numpy(returns[idx])
                 stats = _step(
@@ -376,6 +373,10 @@ def pretrain(
                     torch.ones(len(idx)),
                 )
     return stats
+
+
+def _tensor(rows: np.ndarray | None) -> torch.Tensor | None:
+    return None if rows is None else torch.from_numpy(rows)
 
 
 def _rows(data: Mapping, name: str):
