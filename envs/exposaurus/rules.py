@@ -262,7 +262,11 @@ def fixed(n: int) -> Fixed:
     """Layouts, the observer's gather, piece offsets and decision frames, built once per player count."""
     obs = observation_layout(n)
     state = Layout(
-        [(name, shape, desc.replace("seat s", "absolute seat s")) for name, shape, desc, _ in _pieces(n)]
+        # the observation's pieces with their axes, seats absolute (an auxiliary target rotates them)
+        [
+            PieceSpec(name, shape, desc.replace("seat s", "absolute seat s"), axes=axes)
+            for name, shape, desc, axes in _pieces(n)
+        ]
         + [("stock_order", (NUM_TILES,), "the stock from the top: tile id + 1 (0 = empty); hidden")]
     )
     handlers = [DECISIONS[PHASE_NAMES[kind]] for kind in range(NUM_PHASES)]

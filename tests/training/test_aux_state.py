@@ -60,6 +60,24 @@ def test_exposed_state_seen_by_a_seat_matches_its_observation_on_public_seat_pie
             assert np.array_equal(state[name], obs[name]), (p, name)
 
 
+@pytest.mark.parametrize("num_players", (2, 3, 4))
+def test_exposaurus_state_seen_by_a_seat_is_its_observation_and_the_hidden_stock(num_players):
+    info = game_info("exposaurus", {"num_players": num_players})
+    game, rng = info.new_game(2), np.random.default_rng(0)
+    for _ in range(60):  # museums, markers and gems on the table
+        game.apply_action(int(rng.choice(np.flatnonzero(game.legal_action_mask()))))
+    n, state = num_players, game.state_tensor()
+    seen = info.state_seen_by(np.repeat(state[None], n, 0), np.arange(n))
+    hidden = info.state_layout.split(state)["stock_order"]
+    assert hidden.any()
+    for p in range(n):  # every observation piece is public, so the rotated state holds all of it
+        got, obs = info.state_layout.split(seen[p]), game.observation_layout.split(game.observation(p))
+        for name in obs:
+            assert np.array_equal(got[name], obs[name]), (p, name)
+        assert np.array_equal(got["stock_order"], hidden)  # no seat axis: the same for every seat
+    assert not np.array_equal(seen[0], seen[1])  # seats really are rotated
+
+
 @pytest.mark.parametrize("kind,critic", [("mlp", "separate"), ("gru", "central")])
 def test_the_aux_head_learns_the_state_and_acting_needs_no_state(kind, critic):
     config = NetConfig(kind=kind, hidden=[16], critic_hidden=[16], gru_size=8, critic=critic, aux_state=1.0)
