@@ -49,6 +49,11 @@ class NetConfig:
     # with cells: the blocks, one "place: 198 + 4 per cell of museum" line each (first action, actions
     # per cell, the grid piece); filled from the game's action groups when a run starts (bind_game)
     cell_actions: list = field(default_factory=list)
+    # with cells (0 = off): each cell also gets this many keys (a 3x3 convolution of the cell and its
+    # neighbours) and each of the block's per-cell actions a query from the trunk's features; their
+    # dot product joins the cell's logit. A match (this edge against that neighbour's, this kind
+    # beside that one) is a product of two inputs, which a dot product states directly
+    cell_keys: int = 0
     # an auxiliary target (0 = off): a linear head on the actor's features predicts the full
     # state_tensor() (hidden roles and cards among it) as the deciding seat sees it (the state
     # layout's seat axes renumbered from that seat, as observations number them), and its mean squared
@@ -71,6 +76,8 @@ class NetConfig:
             raise ConfigError(
                 f"net.embed and net.conv_channels must be positive, got {self.embed}, {self.conv_channels}"
             )
+        if self.cell_keys < 0 or (self.cell_keys and not self.cells):
+            raise ConfigError(f"net.cell_keys must be >= 0 and needs net.cells=true, got {self.cell_keys}")
         if self.cells and self.kind != "layout":
             raise ConfigError(
                 f"net.cells=true reads the layout encoder's grids: it needs net.kind=layout, got {self.kind!r}"

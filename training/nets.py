@@ -262,7 +262,7 @@ class CellHead(nn.Module):
     phase) at every cell, goes through a 3x3 convolution (a cell and its neighbours, as they are: what
     a placement must match) and a 1x1 convolution -> `depth` logits per cell."""
 
-    def __init__(self, grid: Grid, start: int, depth: int, features: int, size: int):
+    def __init__(self, grid: Grid, start: int, depth: int, features: int, size: int, keys: int = 0):
         super().__init__()
         self.grid = grid
         rows, cols = grid.grid[0], grid.grid[1]
@@ -270,12 +270,21 @@ class CellHead(nn.Module):
         self.context = nn.Linear(features, size)
         self.hidden = nn.Conv2d(grid.grid[2] + grid.channels + size, size, 3, padding=1)
         self.out = nn.Conv2d(size, depth, 1)
+        # net.cell_keys: keys per cell (linear in the cell and its neighbours), a query per action k
+        self.keys = nn.Conv2d(grid.grid[2] + grid.channels, keys, 3, padding=1) if keys else None
+        self.query = nn.Linear(features, keys * depth) if keys else None
+        self.depth = depth
 
     def forward(self, obs: torch.Tensor, features: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
         """obs [N, obs_dim], features [N, F], logits [N, actions] -> logits with this block's added."""
+        cells = self.grid.cells(obs)
         context = torch.relu(self.context(features))[:, :, None, None].expand(-1, -1, self.rows, self.cols)
-        h = torch.relu(self.hidden(torch.cat([self.grid.cells(obs), context], 1)))
-        block = self.out(h).permute(0, 2, 3, 1).reshape(obs.shape[0], -1)  # (row, col, k) order
+        h = torch.relu(self.hidden(torch.cat([cells, context], 1)))
+        block = self.out(h)
+        if self.keys is not None:  # [N, keys, rows, cols] . [N, keys, depth] -> [N, depth, rows, cols]
+            query = self.query(features).reshape(obs.shape[0], -1, self.depth)
+            block = block + torch.einsum("nkrc,nkd->ndrc", self.keys(cells), query)
+        block = block.permute(0, 2, 3, 1).reshape(obs.shape[0], -1)  # (row, col, k) order
         return torch.cat(
             [logits[:, : self.start], logits[:, self.start : self.end] + block, logits[:, self.end :]], 1
         )
@@ -379,6 +388,8 @@ class PolicyNet(nn.Module):
         for head in self.cell_heads:  # near-uniform at the start, like the actor head
             nn.init.orthogonal_(head.out.weight, 0.01)
             nn.init.zeros_(head.out.bias)
+            if head.query is not None:
+                nn.init.orthogonal_(head.query.weight, 0.01)
 
     def _cell_heads(self, c, features: int) -> list[CellHead]:
         if not self.layout or not c.cell_actions:
@@ -388,7 +399,7 @@ class PolicyNet(nn.Module):
             )
         heads = []
         for name, start, depth, piece in c.cell_blocks():
-            head = CellHead(self.trunk.encoder.grid_of(piece), start, depth, features, c.embed)
+            head = CellHead(self.trunk.encoder.grid_of(piece), start, depth, features, c.embed, c.cell_keys)
             if head.end > self.num_actions:
                 raise ValueError(f"net.cell_actions {name!r} runs past the {self.num_actions} actions")
             heads.append(head)

@@ -28,10 +28,10 @@ START = 7
 OBS, ACTIONS = SEATS * ROWS * COLS * CHANNELS + 4, START + ROWS * COLS * DEPTH + 5
 
 
-def toy_head(seed: int = 0) -> tuple[LayoutEncoder, CellHead]:
+def toy_head(seed: int = 0, keys: int = 0) -> tuple[LayoutEncoder, CellHead]:
     torch.manual_seed(seed)
     encoder = LayoutEncoder(PIECES, size=4, channels=6)
-    head = CellHead(encoder.grid_of("board"), START, DEPTH, features=3, size=8)
+    head = CellHead(encoder.grid_of("board"), START, DEPTH, features=3, size=8, keys=keys)
     with torch.no_grad():  # no dead cells: every weight non-zero
         for p in head.parameters():
             p.add_(0.1 * torch.randn_like(p))
@@ -52,11 +52,12 @@ def run_head(head: CellHead, obs: torch.Tensor, features: torch.Tensor) -> torch
         return head(obs, features, torch.zeros(obs.shape[0], ACTIONS))
 
 
-def test_a_cells_logits_read_that_cell_and_its_neighbourhood_only():
-    """The encoder's two 3x3 convolutions and the head's one: changing the acting seat's cell (r, c)
-    moves the logits of the cells within three steps of it, in the block's (row * cols + col) * depth
-    + k order, and no other."""
-    _, head = toy_head()
+@pytest.mark.parametrize("keys", (0, 5))
+def test_a_cells_logits_read_that_cell_and_its_neighbourhood_only(keys):
+    """The encoder's two 3x3 convolutions and the head's one (and the keys' one): changing the acting
+    seat's cell (r, c) moves the logits of the cells within three steps of it, in the block's (row *
+    cols + col) * depth + k order, and no other."""
+    _, head = toy_head(keys=keys)
     obs, features = torch.rand(1, OBS), torch.rand(1, 3)
     before = run_head(head, obs, features)
     for r, c in [(0, 0), (4, 2), (7, 8)]:
@@ -68,8 +69,9 @@ def test_a_cells_logits_read_that_cell_and_its_neighbourhood_only():
         assert not changed[:START].any() and not changed[START + ROWS * COLS * DEPTH :].any()
 
 
-def test_only_the_acting_seats_grid_feeds_the_cell_logits():
-    _, head = toy_head()
+@pytest.mark.parametrize("keys", (0, 5))
+def test_only_the_acting_seats_grid_feeds_the_cell_logits(keys):
+    _, head = toy_head(keys=keys)
     obs, features = torch.rand(3, OBS), torch.rand(3, 3)
     before = run_head(head, obs, features)
     other = obs.clone()
@@ -79,6 +81,32 @@ def test_only_the_acting_seats_grid_feeds_the_cell_logits():
     block = slice(START, START + ROWS * COLS * DEPTH)
     moved = run_head(head, obs, features + 1.0)[:, block] != before[:, block]
     assert moved.view(3, ROWS * COLS, DEPTH).any(-1).all()
+
+
+def fit_products(keys: int, steps: int = 300) -> float:
+    """Train a head on logits that are products: cell (r, c)'s k-th logit = its channel 0 times the
+    context's feature k (a placement's logit: this edge's colour where that neighbour needs it). The
+    final mean squared error."""
+    _, head = toy_head(keys=keys)
+    optimizer = torch.optim.Adam(head.parameters(), lr=1e-2)
+    rng = torch.Generator().manual_seed(1)
+    block = slice(START, START + ROWS * COLS * DEPTH)
+    for _ in range(steps):
+        obs, features = torch.rand(64, OBS, generator=rng), torch.rand(64, 3, generator=rng) * 2 - 1
+        cell = board(obs)[:, 0, :, :, 0].reshape(64, ROWS * COLS, 1)
+        target = (cell * features[:, None, :DEPTH]).reshape(64, -1)
+        loss = ((head(obs, features, torch.zeros(64, ACTIONS))[:, block] - target) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return loss.item()
+
+
+def test_cell_keys_learn_a_product_of_a_cell_and_the_context():
+    """The keys' dot product states a product directly; the convolution head alone only approximates it
+    with its ReLUs (same steps, same data)."""
+    with_keys, without = fit_products(keys=4), fit_products(keys=0)
+    assert with_keys < 0.01 and with_keys < without / 5, (with_keys, without)
 
 
 def test_exposaurus_binds_its_placements_and_a_net_with_cells_plays_legally():
@@ -107,6 +135,9 @@ def test_exposaurus_binds_its_placements_and_a_net_with_cells_plays_legally():
 def test_cells_config_is_checked():
     with pytest.raises(ConfigError, match="net.cells=true .* needs net.kind=layout"):
         load_config(None, ["game=exposaurus", "net.cells=true"])
+    for bad in (["net.cell_keys=8"], ["net.cells=true", "net.cell_keys=-1"]):
+        with pytest.raises(ConfigError, match="net.cell_keys must be >= 0 and needs net.cells=true"):
+            load_config(None, ["game=exposaurus", "net.kind=layout", *bad])
     for bad in ("place 198", "place: 198 + 0 per cell of museum", "place: x + 4 per cell of museum"):
         with pytest.raises(ConfigError, match="net.cell_actions entries look like"):
             load_config(None, ["game=exposaurus", "net.kind=layout", f"net.cell_actions=['{bad}']"])
@@ -123,8 +154,10 @@ def test_cells_config_is_checked():
 
 
 @pytest.mark.filterwarnings("ignore:.*torch.jit.load.*:DeprecationWarning")
-def test_checkpoint_and_export_rebuild_the_cell_head(tmp_path):
-    net, info, config = layout_net("exposaurus", "net.cells=true")
+@pytest.mark.parametrize("keys", (0, 8))
+def test_checkpoint_and_export_rebuild_the_cell_head(tmp_path, keys):
+    net, info, config = layout_net("exposaurus", "net.cells=true", f"net.cell_keys={keys}")
+    assert (net.cell_heads[0].keys is not None) == (keys > 0)
     with torch.no_grad():
         for p in net.parameters():
             p.add_(0.05 * torch.randn_like(p))
