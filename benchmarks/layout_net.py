@@ -26,7 +26,15 @@ from training.nets import PolicyNet
 GAMES = ("exposed", "exposaurus", "artifacts", "expressions")
 
 
-NETS = (("mlp", ()), ("layout", ()), ("layout", ("net.cells=true",)))  # cells: games with a cell block
+# (kind, overrides, label); the cell heads only on games with a cell block. Every variant says what it
+# turns on, so a default config's own net options do not leak into another line.
+PLAIN = ("net.cells=false", "net.cell_keys=0")
+NETS = (
+    ("mlp", PLAIN, "mlp"),
+    ("layout", PLAIN, "layout"),
+    ("layout", ("net.cells=true", "net.cell_keys=0"), "layout + cells"),
+    ("layout", ("net.cells=true", "net.cell_keys=64"), "layout + cells + 64 keys"),
+)
 
 
 def has_cell_actions(game: str) -> bool:
@@ -93,16 +101,15 @@ def speed(batches=(64, 512)) -> None:
     print("| game | net | params | batch | actor ms | actor+critic ms | + backward ms |")
     print("|---|---|---|---|---|---|---|")
     for game in GAMES:
-        for kind, overrides in NETS:
-            if overrides and not has_cell_actions(game):
+        for kind, overrides, label in NETS:
+            if "net.cells=true" in overrides and not has_cell_actions(game):
                 continue
             net, info = net_for(game, kind, overrides)
-            kind += " + cells" if overrides else ""
             params = sum(p.numel() for p in net.parameters())
             for batch in batches:
                 obs, mask, state = sample_batch(info, batch)
                 actor, both, full = timings(net, obs, mask, state if net.uses_state else None)
-                print(f"| {game} | {kind} | {params:,} | {batch} | {actor:.2f} | {both:.2f} | {full:.2f} |")
+                print(f"| {game} | {label} | {params:,} | {batch} | {actor:.2f} | {both:.2f} | {full:.2f} |")
 
 
 def train(game: str, overrides: list[str]) -> int:
