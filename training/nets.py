@@ -260,7 +260,9 @@ class CellHead(nn.Module):
     depth + k), added to the block's logits from the ordinary head. The acting seat's grid, as it is
     and through the encoder's own convolutions, beside the trunk's features (what is in hand, the
     phase) at every cell, goes through a 3x3 convolution (a cell and its neighbours, as they are: what
-    a placement must match) and a 1x1 convolution -> `depth` logits per cell."""
+    a placement must match) and a 1x1 convolution -> `depth` logits per cell. With `keys` (net.cell_keys)
+    each cell's keys (a 3x3 convolution of the same cell features) dotted with a query per k (from the
+    trunk's features) join the k-th logit: a match of two inputs is their product."""
 
     def __init__(self, grid: Grid, start: int, depth: int, features: int, size: int, keys: int = 0):
         super().__init__()
