@@ -119,10 +119,19 @@ def ppo_update(
 _ROW_FIELDS = ("obs", "mask", "action", "logp", "advantage", "returns", "value")
 
 
+def _row_fields(batch: Batch, taught: bool) -> tuple[str, ...]:
+    """The per-row fields a minibatch carries: the PPO ones, the teacher's labels when taught, the
+    auxiliary target when the batch has one (the state is handled by each minibatch kind)."""
+    return (
+        _ROW_FIELDS
+        + (("teacher",) if taught else ())
+        + (("aux_target",) if batch.aux_target is not None else ())
+    )
+
+
 def _flat_minibatches(batch: Batch, cfg, rng, taught: bool = False):
     rows = np.flatnonzero(batch.trainable)
-    fields = _ROW_FIELDS + (("state",) if batch.state.shape[1] > 0 else ()) + (("teacher",) if taught else ())
-    fields += ("aux_target",) if batch.aux_target is not None else ()
+    fields = _row_fields(batch, taught) + (("state",) if batch.state.shape[1] > 0 else ())
     if len(rows) == len(batch.trainable):  # every row trains: use the arrays as they are, no copy
         tensors = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f))) for f in fields}
     else:
@@ -146,11 +155,7 @@ def _recurrent_minibatches(batch: Batch, cfg, rng, taught: bool = False):
     valid = layout >= 0
     safe = np.where(valid, layout, 0)
     use_state = batch.state.shape[1] > 0
-    fields = (
-        _ROW_FIELDS
-        + (("teacher",) if taught else ())
-        + (("aux_target",) if batch.aux_target is not None else ())
-    )
+    fields = _row_fields(batch, taught)
     padded = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f)[safe])) for f in fields}
     padded["start"] = torch.from_numpy(batch.start[safe] & valid)
     if use_state:

@@ -327,7 +327,7 @@ def pretrain(
 
     stats = {}
     if net.recurrent:
-        layout = chain_layout(data["chain"])
+        layout = chain_layout(chain)
         valid = layout >= 0
         safe = np.where(valid, layout, 0)
         width = layout.shape[1]
