@@ -290,8 +290,11 @@ def test_artifacts_episodes_seat_main_and_its_opponent_on_the_dealt_sides():
     )
     runner = MultiAgentEnvRunner(config=config)
     _RecordingCallback.games.clear()
-    episodes = runner.sample(num_episodes=8, explore=True)
-    assert len(episodes) == 8
+    # RLlib's random episode ids seed the opponent draws, so which games end before the cut varies
+    # between runs; about 60% of the games are cut, so "some cut, some ended" (below) fails in about
+    # 0.03% of runs with 16 games (2% with 8)
+    episodes = runner.sample(num_episodes=16, explore=True)
+    assert len(episodes) == 16
     deals, scores, both, cut = set(), [], 0, 0
     for episode in episodes:
         played = _RecordingCallback.games[episode.id_]
@@ -326,7 +329,7 @@ def test_artifacts_episodes_seat_main_and_its_opponent_on_the_dealt_sides():
     assert len(deals) > 1 and both >= 4  # sides vary from deal to deal
     assert 0 < cut < len(scores)  # some games were cut, some ended
     stats = {k: float(v) for k, v in runner.get_metrics()[STATS_KEY][RANDOM].items()}
-    assert (stats["games"], stats["score"]) == (8, pytest.approx(sum(scores))), (stats, scores)
+    assert (stats["games"], stats["score"]) == (len(episodes), pytest.approx(sum(scores))), (stats, scores)
     assert stats["truncated"] == cut
 
 
