@@ -2,7 +2,7 @@
 and the CPU cost of a training run.
 
     OMP_NUM_THREADS=1 python -m benchmarks.layout_net speed            # every game's default config
-                                                                      # (+ net.cells where a block has cells)
+                                                  # (+ net.cells / net.seats where a block has cells / seats)
     OMP_NUM_THREADS=1 python -m benchmarks.layout_net train exposaurus net.kind=layout run_dir=/tmp/x
 
 `train` is `python -m training train` (which binds the game's layout itself) with the run's CPU time.
@@ -26,20 +26,25 @@ from training.nets import PolicyNet
 GAMES = ("exposed", "exposaurus", "artifacts", "expressions")
 
 
-# (kind, overrides, label); the cell heads only on games with a cell block. Every variant says what it
-# turns on, so a default config's own net options do not leak into another line.
-PLAIN = ("net.cells=false", "net.cell_keys=0")
+# (kind, overrides, label); the cell heads only on games with a cell block, the seat heads only on
+# games with a block of seats. Every variant says what it turns on, so a default config's own net
+# options do not leak into another line.
+PLAIN = ("net.cells=false", "net.cell_keys=0", "net.seats=false")
 NETS = (
     ("mlp", PLAIN, "mlp"),
+    ("mlp", ("net.cells=false", "net.cell_keys=0", "net.seats=true"), "mlp + seats"),
     ("layout", PLAIN, "layout"),
-    ("layout", ("net.cells=true", "net.cell_keys=0"), "layout + cells"),
-    ("layout", ("net.cells=true", "net.cell_keys=64"), "layout + cells + 64 keys"),
+    ("layout", ("net.cells=true", "net.cell_keys=0", "net.seats=false"), "layout + cells"),
+    ("layout", ("net.cells=true", "net.cell_keys=64", "net.seats=false"), "layout + cells + 64 keys"),
 )
 
 
-def has_cell_actions(game: str) -> bool:
+def has_blocks(game: str, overrides) -> bool:
+    """Whether the game has the action blocks a variant's heads read (cells, seats)."""
     info = game_info(game, load_config(config_file(game)).game_config)
-    return any(ActionGroup(*g).cells for g in info.new_game(0).action_groups())
+    groups = [ActionGroup(*g) for g in info.new_game(0).action_groups()]
+    cells = "net.cells=true" not in overrides or any(g.cells for g in groups)
+    return cells and ("net.seats=true" not in overrides or any(g.seats for g in groups))
 
 
 def net_for(game: str, kind: str, overrides=()):
@@ -102,7 +107,7 @@ def speed(batches=(64, 512)) -> None:
     print("|---|---|---|---|---|---|---|")
     for game in GAMES:
         for kind, overrides, label in NETS:
-            if "net.cells=true" in overrides and not has_cell_actions(game):
+            if not has_blocks(game, overrides):
                 continue
             net, info = net_for(game, kind, overrides)
             params = sum(p.numel() for p in net.parameters())

@@ -20,6 +20,18 @@ from envs.core.layout import AXIS_KINDS, ActionGroup
 BACKENDS = ("native", "rllib")  # training/run.py maps each to its class; each checks its own options
 
 
+def _block_lines(lines: list, pattern: str, option: str, example: str, counts: tuple[int, ...]) -> list:
+    """The lines of an action-block option (net.cell_actions, net.seat_actions) matched against
+    `pattern`; the groups in `counts` must be positive. A ConfigError shows `example` otherwise."""
+    matches = []
+    for line in lines:
+        match = re.fullmatch(pattern, line) if isinstance(line, str) else None
+        if match is None or any(int(match[i]) < 1 for i in counts):
+            raise ConfigError(f"{option} entries look like {example!r}, got {line!r}")
+        matches.append(match)
+    return matches
+
+
 @dataclass
 class NetConfig:
     kind: str = "mlp"  # "mlp", "gru", or "layout" (an encoder built from the observation layout's axis
@@ -54,6 +66,14 @@ class NetConfig:
     # dot product joins the cell's logit. A match (this edge against that neighbour's, this kind
     # beside that one) is a product of two inputs, which a dot product states directly
     cell_keys: int = 0
+    # the logits of an action block of seats (Artifacts' votes and accusations: relative seat x depth)
+    # also come from each seat's own numbers (every observation piece led by a seat axis) beside the
+    # trunk's features, with the same weights for every seat: what makes a player worth accusing is the
+    # same at every seat. Any net.kind; reads net.layout
+    seats: bool = False
+    # with seats: the blocks, one "accuse: 30 + 1 per seat of 7" line each (first action, actions per
+    # seat, seats); filled from the game's action groups when a run starts (bind_game)
+    seat_actions: list = field(default_factory=list)
     # an auxiliary target (0 = off): a linear head on the actor's features predicts the full
     # state_tensor() (hidden roles and cards among it) as the deciding seat sees it (the state
     # layout's seat axes renumbered from that seat, as observations number them), and its mean squared
@@ -84,6 +104,7 @@ class NetConfig:
             )
         self.pieces()
         self.cell_blocks()
+        self.seat_blocks()
 
     def pieces(self) -> list[tuple[str, tuple[int, ...], tuple[str, ...]]]:
         """net.layout read back: (name, shape, axes) per piece."""
@@ -91,20 +112,27 @@ class NetConfig:
 
     def bind_game(self, game) -> NetConfig:
         """What the layout network reads from the game when a run starts: its observation layout
-        (bind_layout) and its action blocks laid over a grid's cells (bind_actions)."""
+        (bind_layout) and its action blocks laid over a grid's cells or its seats (bind_actions)."""
         return self.bind_layout(game.observation_layout).bind_actions(game.action_groups())
 
     def bind_layout(self, layout) -> NetConfig:
-        """With kind="layout" and no net.layout yet: describe the pieces of `layout` (the game's
+        """With kind="layout" or seats and no net.layout yet: describe the pieces of `layout` (the game's
         observation_layout). A layout already given (a resumed run, a checkpoint) is kept."""
-        if self.kind == "layout" and not self.layout:
+        if (self.kind == "layout" or self.seats) and not self.layout:
             self.layout = [self._piece_line(p.name, p.shape, p.axes) for p in layout]
         return self
 
     def bind_actions(self, action_groups) -> NetConfig:
-        """With cells and no net.cell_actions yet: the game's action groups laid over a grid's cells."""
+        """With cells (seats) and no net.cell_actions (net.seat_actions) yet: the game's action groups
+        laid over a grid's cells (of seats)."""
+        groups = [ActionGroup(*g) for g in action_groups]
+        if self.seats and not self.seat_actions:
+            self.seat_actions = [
+                f"{g.name}: {g.start} + {g.depth} per seat of {g.count // g.depth}" for g in groups if g.seats
+            ]
+            if not self.seat_actions:
+                raise ConfigError("net.seats=true, but this game has no action block of seats")
         if self.cells and not self.cell_actions:
-            groups = [ActionGroup(*g) for g in action_groups]
             self.cell_actions = [
                 f"{g.name}: {g.start} + {g.depth} per cell of {g.cells}" for g in groups if g.cells
             ]
@@ -116,19 +144,18 @@ class NetConfig:
 
     def cell_blocks(self) -> list[tuple[str, int, int, str]]:
         """net.cell_actions read back: (name, first action, actions per cell, grid piece) per block."""
-        blocks = []
-        for line in self.cell_actions:
-            match = (
-                re.fullmatch(r"\s*(.+?):\s*(\d+) \+ (\d+) per cell of (\S+)\s*", line)
-                if isinstance(line, str)
-                else None
-            )
-            if match is None or int(match[3]) < 1:
-                raise ConfigError(
-                    f"net.cell_actions entries look like 'place: 198 + 4 per cell of museum', got {line!r}"
-                )
-            blocks.append((match[1], int(match[2]), int(match[3]), match[4]))
-        return blocks
+        pattern, example = (
+            r"\s*(.+?):\s*(\d+) \+ (\d+) per cell of (\S+)\s*",
+            "place: 198 + 4 per cell of museum",
+        )
+        lines = _block_lines(self.cell_actions, pattern, "net.cell_actions", example, counts=(3,))
+        return [(m[1], int(m[2]), int(m[3]), m[4]) for m in lines]
+
+    def seat_blocks(self) -> list[tuple[str, int, int, int]]:
+        """net.seat_actions read back: (name, first action, actions per seat, seats) per block."""
+        pattern, example = r"\s*(.+?):\s*(\d+) \+ (\d+) per seat of (\d+)\s*", "accuse: 30 + 1 per seat of 7"
+        lines = _block_lines(self.seat_actions, pattern, "net.seat_actions", example, counts=(3, 4))
+        return [(m[1], int(m[2]), int(m[3]), int(m[4])) for m in lines]
 
     @staticmethod
     def _piece_line(name: str, shape, axes) -> str:

@@ -292,6 +292,58 @@ class CellHead(nn.Module):
         )
 
 
+def seat_index(pieces: list, seats: int) -> np.ndarray:
+    """Where each seat's numbers lie in the flat observation, [seats, features]: every piece led by a
+    seat axis of `seats` seats (its first structural axis, as plan_layout reads it; ValueError if none
+    is)."""
+    parts, offset = [], 0
+    for _, shape, axes in pieces:
+        shape = tuple(int(n) for n in shape)
+        index = np.arange(offset, offset + prod(shape)).reshape(shape)
+        offset += prod(shape)
+        lead = next((a for a in range(len(shape)) if axes[a] in STRUCTURAL_AXES), None)
+        if lead is not None and axes[lead] == "seat" and shape[lead] == seats:
+            parts.append(np.moveaxis(index, lead, 0).reshape(seats, -1))
+    if not parts:
+        raise ValueError(f"no observation piece is led by a seat axis of {seats} seats")
+    return np.concatenate(parts, 1)
+
+
+class SeatHead(nn.Module):
+    """The logits of the action blocks of seats (block action start + seat * depth + k, seats
+    relative), added to their logits from the ordinary head. Each seat's own numbers (seat_index) are
+    encoded by one layer and, beside the trunk's features (the decision, what the observer knows), go
+    through one hidden layer -> `depth` logits per block, the same weights at every seat; each seat's
+    keys dotted with a query per action from the trunk's features join its logit (the seat's record,
+    for or against as the decision wants it: a product of two inputs). One head serves every block
+    (`blocks`: (start, depth) each), so a seat is read once per decision."""
+
+    def __init__(self, index: np.ndarray, blocks: list[tuple[int, int]], features: int, size: int):
+        super().__init__()
+        self.read = GroupReader(index)
+        self.seats = seats = int(index.shape[0])
+        self.depth = depth = sum(d for _, d in blocks)
+        # where each seat's outputs go, in the [seats, depth] order the layers produce them
+        actions = [start + seat * d + k for seat in range(seats) for start, d in blocks for k in range(d)]
+        self.register_buffer("actions", torch.tensor(actions, dtype=torch.long), persistent=False)
+        self.embed = nn.Linear(int(index.shape[1]), size)
+        self.context = nn.Linear(features, size)
+        self.hidden = nn.Linear(2 * size, size)
+        self.out = nn.Linear(size, depth)
+        self.keys = nn.Linear(size, size)
+        self.query = nn.Linear(features, size * depth)
+
+    def forward(self, obs: torch.Tensor, features: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+        """obs [N, obs_dim], features [N, F], logits [N, actions] -> logits with the blocks' added."""
+        n = obs.shape[0]
+        seats = torch.relu(self.embed(self.read(obs)))  # [N, seats, size]
+        context = torch.relu(self.context(features))[:, None, :].expand(-1, self.seats, -1)
+        block = self.out(torch.relu(self.hidden(torch.cat([seats, context], -1))))  # [N, seats, depth]
+        query = self.query(features).reshape(n, -1, self.depth)
+        block = block + torch.bmm(self.keys(seats), query)
+        return logits.index_add(1, self.actions, block.reshape(n, -1))
+
+
 class LayoutTrunk(nn.Module):
     """The layout encoder, then an MLP; with `extra` > 0 (the central critic) the last `extra` inputs
     (the state tensor) bypass the encoder and join its output."""
@@ -364,6 +416,7 @@ class PolicyNet(nn.Module):
         self.actor_head = nn.Linear(feat, num_actions)
         self.direct = nn.Linear(obs_dim, num_actions) if c.direct else None
         self.cell_heads = nn.ModuleList(self._cell_heads(c, feat) if c.cells else [])
+        self.seat_heads = nn.ModuleList(self._seat_heads(c, feat) if c.seats else [])
         self.aux_weight = float(c.aux_state)
         self.aux_head = self._aux_head(feat) if self.aux_weight > 0 else None
         if c.critic == "shared":
@@ -387,7 +440,7 @@ class PolicyNet(nn.Module):
         nn.init.orthogonal_(self.value_head.weight, 1.0)
         if self.direct is not None:  # the policy starts as it would without it
             nn.init.zeros_(self.direct.weight)
-        for head in self.cell_heads:  # near-uniform at the start, like the actor head
+        for head in [*self.cell_heads, *self.seat_heads]:  # near-uniform at the start, like the actor head
             nn.init.orthogonal_(head.out.weight, 0.01)
             nn.init.zeros_(head.out.bias)
             if head.query is not None:
@@ -406,6 +459,22 @@ class PolicyNet(nn.Module):
                 raise ValueError(f"net.cell_actions {name!r} runs past the {self.num_actions} actions")
             heads.append(head)
         return heads
+
+    def _seat_heads(self, c, features: int) -> list[SeatHead]:
+        """One head for every block of seats (they all read the same seats)."""
+        if not c.layout or not c.seat_actions:
+            raise ValueError(
+                "net.seats needs net.layout and net.seat_actions (NetConfig.bind_game fills them from the "
+                "game when a run starts)"
+            )
+        blocks = c.seat_blocks()
+        for name, start, depth, seats in blocks:
+            if start + seats * depth > self.num_actions:
+                raise ValueError(f"net.seat_actions {name!r} runs past the {self.num_actions} actions")
+        if len({seats for *_, seats in blocks}) > 1:
+            raise ValueError(f"net.seat_actions: every block must span the same seats, got {c.seat_actions}")
+        index = seat_index(c.pieces(), blocks[0][3])
+        return [SeatHead(index, [(start, depth) for _, start, depth, _ in blocks], features, c.embed)]
 
     def _aux_head(self, features: int) -> nn.Linear:
         if self.state_dim < 1:
@@ -489,16 +558,18 @@ class PolicyNet(nn.Module):
         return self.aux_weight * (err * weight).sum() / weight.sum().clamp(min=1.0)
 
     def _logits(self, x, feat):
-        """The head's logits, plus the direct map of the (normalized) observation when net.direct, and
-        each cell head's block when net.cells."""
+        """The head's logits, plus the direct map of the (normalized) observation when net.direct, each
+        cell head's block when net.cells and each seat head's block when net.seats."""
         logits = self.actor_head(feat)
         if self.direct is not None:
             logits = logits + self.direct(x)
-        if len(self.cell_heads):
+        if len(self.cell_heads) or len(self.seat_heads):
             lead = list(logits.shape[:-1])
             flat_x, flat_feat = x.reshape(-1, x.shape[-1]), feat.reshape(-1, feat.shape[-1])
             flat = logits.reshape(-1, logits.shape[-1])
             for head in self.cell_heads:
+                flat = head(flat_x, flat_feat, flat)
+            for head in self.seat_heads:
                 flat = head(flat_x, flat_feat, flat)
             logits = flat.reshape(lead + [flat.shape[-1]])
         return logits

@@ -157,6 +157,7 @@ class ScriptedPolicy(nn.Module):
         self.has_direct = net.direct is not None
         self.direct = net.direct if net.direct is not None else nn.Identity()
         self.cell_heads = net.cell_heads
+        self.seat_heads = net.seat_heads
         self.obs_dim: int = net.obs_dim
         self.num_actions: int = net.num_actions
         self.recurrent = net.recurrent
@@ -189,6 +190,8 @@ class ScriptedPolicy(nn.Module):
         if self.has_direct:
             logits = logits + self.direct(x)
         for head in self.cell_heads:
+            logits = head(x, feat, logits)
+        for head in self.seat_heads:
             logits = head(x, feat, logits)
         logits = logits.masked_fill(~mask, self.masked_logit)
         if single:

@@ -93,13 +93,12 @@ class Seeds:
 
 def run_game(config: TrainConfig) -> GameInfo:
     """The config checked against its game, before a backend builds anything: the game and its options,
-    the evaluation games' options, a warm start's scripted baseline; a layout network gets the game's
-    observation layout."""
+    the evaluation games' options, a warm start's scripted baseline; a layout network or seat heads get
+    the game's observation layout and action blocks."""
     config.validate()
     info = game_info(config.game, config.game_config)
     evaluation_info(info, config.eval.game_config)  # a bad eval.game_config fails now, not later
-    if config.net.kind == "layout":  # the encoder is built from the game's observation layout
-        config.net.bind_game(info.new_game(0))
+    config.net.bind_game(info.new_game(0))  # a layout network or seat heads read the game's layout
     if config.pretrain.games and info.spec.scripted_policy is None:
         raise ConfigError(f"pretrain.games needs a scripted baseline; {info.spec.name} has none")
     if config.teacher.coef and info.spec.scripted_policy is None:

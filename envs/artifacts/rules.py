@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from envs.core import Game, GameType, Layout, PieceSpec
+from envs.core import ActionGroup, Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
 from envs.core.flow import Do, TurnFlow, check_handlers
 from envs.core.game import copy_rng, copy_state
@@ -167,6 +167,10 @@ class ArtifactsConfig:
         require_choice("preference", self.preference, PREFERENCES)
         require_choice("site", self.site, SITES)
         require_range("max_decisions", self.max_decisions, 1, 10**9)
+
+
+# the blocks whose actions are the relative seats, one each (ActionGroup.seats)
+SEAT_BLOCKS = ("seat", "accuse", "vouch")
 
 
 def action_blocks(n: int) -> dict[str, tuple[int, int]]:
@@ -1986,7 +1990,7 @@ class Artifacts(Game):
                 }[name]
         return f"action {a} (out of range)"
 
-    def action_groups(self) -> list[tuple[str, int, int, str]]:
+    def action_groups(self) -> list[ActionGroup]:
         meaning = {
             "pass": "pass in the window / say nothing / sell no more / do not use",
             "yes": "keep the artifact, agree to buy",
@@ -2000,7 +2004,10 @@ class Artifacts(Game):
             "accuse": "discussion: accuse a player (relative seat)",
             "vouch": "discussion: vouch for a player (relative seat)",
         }
-        return [(name, start, count, meaning[name]) for name, (start, count) in self.blocks.items()]
+        return [
+            ActionGroup(name, start, count, meaning[name], seats=name in SEAT_BLOCKS)
+            for name, (start, count) in self.blocks.items()
+        ]
 
     def to_string(self, player: int | None = None) -> str:
         """The table as text, from `player`'s point of view (None: the whole table)."""

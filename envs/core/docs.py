@@ -23,7 +23,7 @@ def game_section(spec, config: dict | None = None) -> str:
         "|---|---|---|---|",
     ]
     groups = [ActionGroup(*g) for g in game.action_groups()]
-    lines += [f"| {g.name} | {g.start} | {g.count} | {g.meaning}{_on_cells(g)} |" for g in groups]
+    lines += [f"| {g.name} | {g.start} | {g.count} | {g.meaning}{_structure(g)} |" for g in groups]
     lines += [
         "",
         f"**Observation** ({game.observation_layout.size} floats with {shown}; seats are relative: 0 is the observer):",
@@ -44,10 +44,12 @@ def game_section(spec, config: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def _on_cells(group: ActionGroup) -> str:
-    if group.cells is None:
-        return ""
-    return f" (laid over the cells of `{group.cells}`, {group.depth} per cell)"
+def _structure(group: ActionGroup) -> str:
+    if group.cells is not None:
+        return f" (laid over the cells of `{group.cells}`, {group.depth} per cell)"
+    if group.seats:
+        return " (one action per seat)" if group.depth == 1 else f" ({group.depth} actions per seat)"
+    return ""
 
 
 def search_line(spec) -> str:

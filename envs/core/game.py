@@ -206,7 +206,8 @@ class Game(ABC):
 
     def action_groups(self) -> list[tuple]:
         """(name, first index, count, meaning) of each block of the flat action space, for the docs; an
-        `ActionGroup` may also say that its actions lie on the cells of an observation grid."""
+        `ActionGroup` may also say that its actions lie on the cells of an observation grid, or are the
+        seats."""
         return [("action", 0, self.num_actions, "see action_to_string")]
 
     def check_invariants(self) -> None:  # noqa: B027 - optional hook, nothing to check by default

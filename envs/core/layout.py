@@ -35,12 +35,15 @@ piece = PieceSpec
 
 
 class ActionGroup(NamedTuple):
-    """One block of a game's flat action space: `ActionGroup(name, start, count, meaning, cells, depth)`.
+    """One block of a game's flat action space: `ActionGroup(name, start, count, meaning, cells, depth,
+    seats)`.
 
     A plain (name, start, count, meaning) tuple is an ActionGroup without structure. `cells` names an
     observation piece with row and col axes when the block's actions lie on that grid's cells, at the
     acting seat (seat 0 of a piece with a seat axis): action start + (row * cols + col) * depth + k, k <
-    depth (a placement's rotations). Networks can then read a cell's logits from that cell's features.
+    depth (a placement's rotations). `seats` says the block's actions are the seats, relative as the
+    observation numbers them (0 = the acting seat): action start + seat * depth + k (a vote for a
+    player, an accusation). Networks can then read a cell's or a seat's logits from its own features.
     """
 
     name: str
@@ -49,6 +52,7 @@ class ActionGroup(NamedTuple):
     meaning: str
     cells: str | None = None
     depth: int = 1
+    seats: bool = False
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from envs.core import Game, GameType, Layout, PieceSpec
+from envs.core import ActionGroup, Game, GameType, Layout, PieceSpec
 from envs.core.config import require_choice, require_range
 from envs.core.flow import Decide, Do, TurnFlow, check_handlers
 from envs.core.game import copy_state
@@ -2150,7 +2150,7 @@ class Exposed(Game):
             return f"{where}; this step is not optional"
         return f"{where}; this choice is not among the allowed ones for it"
 
-    def action_groups(self) -> list[tuple[str, int, int, str]]:
+    def action_groups(self) -> list[tuple | ActionGroup]:
         t, n, s = self.num_tiles, self.num_players, self.side
         return [
             (
@@ -2161,15 +2161,18 @@ class Exposed(Game):
             ),
             ("steal", self.OFF_STEAL, t, "Steal action (or the Mechanic's steal) from a cell"),
             ("expose", self.OFF_EXPOSE, t, "Expose action on a cell"),
-            (
+            ActionGroup(
                 "snitch",
                 self.OFF_SNITCH,
                 n,
                 "Snitch: show your card to the player at relative seat k (k >= 1)",
+                seats=True,
             ),
             ("tile", self.OFF_CELL, t, "choose a cell (Snitch flip, item steps, Pilot swap)"),
             ("line", self.OFF_LINE, 2 * s, "choose a row (first) or a column (item steps, Dentist answer)"),
-            ("player", self.OFF_SEAT, n, "choose the player at relative seat k (item steps)"),
+            ActionGroup(
+                "player", self.OFF_SEAT, n, "choose the player at relative seat k (item steps)", seats=True
+            ),
             ("card", self.OFF_GUEST, t, "choose a card by Guest (Actor: a discarded card; Judge: a Mark)"),
             ("use", self.A_USE, 1, "use the stolen Mark's item"),
             ("pass", self.A_PASS, 1, "decline the item / stop an 'up to' item / skip Pilot or Soldier"),

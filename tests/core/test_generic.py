@@ -71,13 +71,18 @@ def test_observations_match_their_layout(case):
 
 def test_action_groups_tile_the_action_space_and_name_real_grids(case):
     """The blocks lie end to end over the flat actions; a block laid over a grid's cells names an
-    observation piece with row and col axes and covers each cell `depth` times."""
+    observation piece with row and col axes and covers each cell `depth` times; a block of seats covers
+    each seat `depth` times, seats as the observation's seat axes count them."""
     spec, face, cfg = case
     game = spec.new_game(np.random.default_rng(5), **cfg)
     groups = [ActionGroup(*g) for g in game.action_groups()]
     assert [g.start for g in groups] == list(np.cumsum([0] + [g.count for g in groups[:-1]]))
     assert sum(g.count for g in groups) == game.num_actions
+    seat_counts = {p.shape[p.axes.index("seat")] for p in game.observation_layout if "seat" in p.axes}
     for g in groups:
+        if g.seats:
+            assert g.cells is None and seat_counts == {game.num_players}, (g, seat_counts)
+            assert g.depth >= 1 and g.count == game.num_players * g.depth, g
         if g.cells is None:
             continue
         piece = game.observation_layout[g.cells]

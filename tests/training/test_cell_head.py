@@ -9,10 +9,14 @@ import torch
 
 from envs.core.errors import ConfigError
 from tests.training.helpers import tiny_config
-from tests.training.test_layout_net import layout_net, random_decisions
+from tests.training.test_layout_net import (
+    check_rebuilt_and_exported,
+    layout_net,
+    logits_with_and_without,
+    random_decisions,
+)
 from training import Trainer
 from training import checkpoint as ckpt
-from training.cli import main
 from training.config import load_config
 from training.games import game_info
 from training.nets import CellHead, LayoutEncoder, PolicyNet
@@ -120,12 +124,7 @@ def test_exposaurus_binds_its_placements_and_a_net_with_cells_plays_legally():
     probs = torch.softmax(logits, -1)
     assert torch.all(probs[~mask] == 0) and torch.allclose(probs.sum(-1), torch.ones(40))
     # the placements' logits differ from those of the same net without the head
-    plain = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
-    plain.load_state_dict(net.state_dict())
-    plain.cell_heads = torch.nn.ModuleList()
-    with torch.no_grad():
-        without, _ = plain.evaluate_flat(obs, mask)
-        ours, _ = net.evaluate_flat(obs, mask)
+    ours, without = logits_with_and_without(net, info, config, "cell_heads", obs, mask)
     placing = mask[:, 198 : 198 + 196].any(-1)
     assert placing.any()
     assert not torch.equal(ours[placing][:, 198:394], without[placing][:, 198:394])
@@ -158,20 +157,7 @@ def test_cells_config_is_checked():
 def test_checkpoint_and_export_rebuild_the_cell_head(tmp_path, keys):
     net, info, config = layout_net("exposaurus", "net.cells=true", f"net.cell_keys={keys}")
     assert (net.cell_heads[0].keys is not None) == (keys > 0)
-    with torch.no_grad():
-        for p in net.parameters():
-            p.add_(0.05 * torch.randn_like(p))
-    path = ckpt.save_checkpoint(tmp_path / "latest.pt", net, config, info, 1, 100)
-    rebuilt = ckpt.build_net(ckpt.read_checkpoint(path))
-    obs, mask = random_decisions(info, 30, seed=3)
-    with torch.no_grad():
-        expected, _ = net.evaluate_flat(obs, mask)
-        got, _ = rebuilt.evaluate_flat(obs, mask)
-    assert torch.equal(expected, got)
-    out = tmp_path / "policy.pt"
-    assert main(["export", str(path), str(out)]) == 0
-    logits, _ = torch.jit.load(str(out))(obs, mask)
-    assert torch.allclose(logits, expected, atol=1e-5)
+    check_rebuilt_and_exported(tmp_path, net, info, config)
 
 
 def test_a_run_with_cells_binds_the_games_blocks_and_its_policy_loads(tmp_path):

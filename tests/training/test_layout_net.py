@@ -29,6 +29,15 @@ def layout_net(game: str, *overrides: str):
     return PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net), info, config
 
 
+def logits_with_and_without(net, info, config, heads: str, obs, mask, state=None):
+    """The net's logits, and those of the same net (same weights) with its `heads` ModuleList emptied."""
+    plain = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
+    plain.load_state_dict(net.state_dict())
+    setattr(plain, heads, torch.nn.ModuleList())
+    with torch.no_grad():
+        return net.evaluate_flat(obs, mask, state)[0], plain.evaluate_flat(obs, mask, state)[0]
+
+
 def random_decisions(info, count: int, seed: int = 0):
     """Observations and masks of `count` decisions of random play, as tensors."""
     rng = np.random.default_rng(seed)
@@ -183,16 +192,15 @@ def test_layout_config_is_checked_and_needed():
     assert mlp.layout == []
 
 
-@pytest.mark.filterwarnings("ignore:.*torch.jit.load.*:DeprecationWarning")
-@pytest.mark.parametrize("critic", ("separate", "central", "shared"))
-def test_checkpoint_load_policy_and_export_rebuild_the_layout_net(tmp_path, critic):
-    net, info, config = layout_net("exposed", f"net.critic={critic}")
-    with torch.no_grad():  # non-zero weights everywhere, so a missing tensor would show
+def check_rebuilt_and_exported(tmp_path, net, info, config) -> None:
+    """A checkpoint of `net` (non-zero weights everywhere, so a missing tensor would show) rebuilds it
+    from the checkpoint alone (the layout and action blocks travel in its config): the same logits and
+    values; load_policy and the TorchScript export give the same logits up to float rounding."""
+    with torch.no_grad():
         for p in net.parameters():
             p.add_(0.05 * torch.randn_like(p))
     path = ckpt.save_checkpoint(tmp_path / "latest.pt", net, config, info, 1, 100)
-    data = ckpt.read_checkpoint(path)
-    rebuilt = ckpt.build_net(data)  # from the checkpoint alone: the layout travels in its config
+    rebuilt = ckpt.build_net(ckpt.read_checkpoint(path))
     obs, mask = random_decisions(info, 12, seed=3)
     state = torch.rand(12, info.state_dim) if net.uses_state else None
     with torch.no_grad():
@@ -204,9 +212,15 @@ def test_checkpoint_load_policy_and_export_rebuild_the_layout_net(tmp_path, crit
     assert np.allclose(policy.logits(obs[0].numpy(), mask[0].numpy()), expected[0].numpy(), atol=1e-5)
     out = tmp_path / "policy.pt"
     assert main(["export", str(path), str(out)]) == 0
-    scripted = torch.jit.load(str(out))
-    logits, hidden = scripted(obs, mask)
+    logits, hidden = torch.jit.load(str(out))(obs, mask)
     assert torch.allclose(logits, expected, atol=1e-5) and hidden.shape == (12, 0)
+
+
+@pytest.mark.filterwarnings("ignore:.*torch.jit.load.*:DeprecationWarning")
+@pytest.mark.parametrize("critic", ("separate", "central", "shared"))
+def test_checkpoint_load_policy_and_export_rebuild_the_layout_net(tmp_path, critic):
+    net, info, config = layout_net("exposed", f"net.critic={critic}")
+    check_rebuilt_and_exported(tmp_path, net, info, config)
 
 
 def test_a_run_trains_a_layout_net_from_the_game_and_its_policy_loads(tmp_path):

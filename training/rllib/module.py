@@ -59,6 +59,8 @@ def check_net_config(net: NetConfig) -> None:
         raise ConfigError("backend=rllib does not support net.direct=true (use the native backend)")
     if net.aux_state:
         raise ConfigError("backend=rllib has no auxiliary target (net.aux_state); use the native backend")
+    if net.seats:
+        raise ConfigError("backend=rllib does not support net.seats=true (use the native backend)")
 
 
 class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
