@@ -361,10 +361,10 @@ def test_config_translation_and_clear_errors(tmp_path):
         ("net.normalize_obs=true", "normalize_obs"),
         ("net.direct=true", "net.direct"),
         ("net.aux_state=1.0", "net.aux_state"),
-        ("net.seats=true", "does not support net.seats"),
         ("teacher.coef=1.0", "teacher.coef"),
+        ("game=artifacts net.seats=true", "does not support net.seats"),  # a game with seat blocks
     ):
-        cfg = load_config(None, [f"game={TOY}", bad])
+        cfg = load_config(None, [f"game={TOY}", *bad.split()])
         with pytest.raises(ConfigError, match=word):
             from training.rllib.trainer import RLlibRun
 
