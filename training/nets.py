@@ -72,22 +72,31 @@ class _Reader:
         return np.concatenate(self.parts, axis=-1)
 
 
+def indexed_pieces(pieces: list):
+    """The pieces, (name, shape, axes) each, laid end to end: (name, shape, axes, index) per piece, index
+    its positions in the flat observation, shaped like the piece."""
+    offset = 0
+    for name, shape, axes in pieces:
+        shape, axes = tuple(int(s) for s in shape), tuple(axes)
+        yield name, shape, axes, np.arange(offset, offset + prod(shape)).reshape(shape)
+        offset += prod(shape)
+
+
+def seat_axis(axes: tuple[str, ...]) -> int | None:
+    """The axis that leads a piece read per seat (its first structural axis, when that is a seat)."""
+    first = next((a for a, kind in enumerate(axes) if kind in STRUCTURAL_AXES), None)
+    return first if first is not None and axes[first] == "seat" else None
+
+
 def plan_layout(pieces: list) -> dict:
     """Group the pieces, (name, shape, axes) each: {(seats, group): _Reader}; seats 0 = the table, group ("flat",),
     ("entity", kind, n) or ("grid", rows, cols). Each reader's lead axes are [seats?, n | rows, cols]."""
     groups: dict = {}
-    offset = 0
-    for name, shape, axes in pieces:
-        shape, axes = tuple(int(s) for s in shape), tuple(axes)
-        index = np.arange(offset, offset + prod(shape)).reshape(shape)
-        offset += prod(shape)
+    for name, shape, axes, index in indexed_pieces(pieces):
         order = list(range(len(shape)))
-        first = next((a for a in order if axes[a] in STRUCTURAL_AXES), None)
-        seats = 0
-        lead_axes: list[int] = []
-        if first is not None and axes[first] == "seat":
-            seats = shape[first]
-            lead_axes.append(first)
+        seat = seat_axis(axes)
+        seats = shape[seat] if seat is not None else 0
+        lead_axes: list[int] = [seat] if seat is not None else []
         rest = [a for a in order if a not in lead_axes]
         kinds = [axes[a] for a in rest]
         if "row" in kinds and "col" in kinds:
@@ -294,16 +303,12 @@ class CellHead(nn.Module):
 
 def seat_index(pieces: list, seats: int) -> np.ndarray:
     """Where each seat's numbers lie in the flat observation, [seats, features]: every piece led by a
-    seat axis of `seats` seats (its first structural axis, as plan_layout reads it; ValueError if none
-    is)."""
-    parts, offset = [], 0
-    for _, shape, axes in pieces:
-        shape = tuple(int(n) for n in shape)
-        index = np.arange(offset, offset + prod(shape)).reshape(shape)
-        offset += prod(shape)
-        lead = next((a for a in range(len(shape)) if axes[a] in STRUCTURAL_AXES), None)
-        if lead is not None and axes[lead] == "seat" and shape[lead] == seats:
-            parts.append(np.moveaxis(index, lead, 0).reshape(seats, -1))
+    seat axis of `seats` seats (seat_axis, as plan_layout reads it; ValueError if none is)."""
+    parts = []
+    for _, shape, axes, index in indexed_pieces(pieces):
+        seat = seat_axis(axes)
+        if seat is not None and shape[seat] == seats:
+            parts.append(np.moveaxis(index, seat, 0).reshape(seats, -1))
     if not parts:
         raise ValueError(f"no observation piece is led by a seat axis of {seats} seats")
     return np.concatenate(parts, 1)
