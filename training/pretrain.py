@@ -237,20 +237,17 @@ class Recording(Mapping):
         return self.obs.nbytes + self.state.nbytes + sum(a.nbytes for a in self.arrays.values())
 
 
-def collect_scripted(info, games: int, seed: int, uses_state: bool, random_share: float = 0.0) -> Recording:
-    """Record the scripted players' decisions. In a `random_share` of the games one team (a random
-    seat where there are no teams) is scripted and every other seat plays at random, unrecorded, so
-    the clone also sees the positions it will meet against weaker play."""
+def scripted_games(info, games: int, seed: int, uses_state: bool, random_share: float = 0.0):
+    """Play `games` games for the warm start; yield each as (index, decisions, final returns), its
+    scripted decisions as (seat, observation, mask, action, the seat's return before it, the state or
+    None). In a `random_share` of the games one team (a random seat where there are no teams) is
+    scripted and every other seat plays at random, unrecorded."""
     rng = np.random.default_rng(seed)
-    obs, states, masks = _SparseRecorder(), _SparseRecorder(), _DenseRecorder(bool)
-    # typed arrays, not lists of number objects: 8 bytes an entry, and no long-lived small objects
-    # among the games' temporaries
-    actions, seats, chains, ret_before, finals = (array(t) for t in "qqqdd")
     for j in range(games):
         game = info.new_game(int(rng.integers(2**63)))
         policies = [info.scripted(s) for s in range(info.num_players)]
         scripted = _scripted_seats(info, game, rng, random_share)
-        first = len(actions)
+        decisions = []
         while not (game.is_terminal() or game.is_truncated()):  # a cut game ends at the limit
             p = game.current_player()
             m = game.legal_action_mask().copy()
@@ -260,17 +257,30 @@ def collect_scripted(info, games: int, seed: int, uses_state: bool, random_share
                 continue
             o = game.observation(p)
             a = int(policies[p](o, m))
+            state = game.state_tensor() if uses_state else None
+            decisions.append((p, o, m, a, float(game.returns()[p]), state))
+            game.apply_action(a)
+        yield j, decisions, np.asarray(game.returns(), float)
+
+
+def collect_scripted(info, games: int, seed: int, uses_state: bool, random_share: float = 0.0) -> Recording:
+    """Record the scripted players' decisions (`scripted_games`); a `random_share` of the games puts
+    one scripted team against random play, so the clone also sees the positions it will meet against
+    weaker play."""
+    obs, states, masks = _SparseRecorder(), _SparseRecorder(), _DenseRecorder(bool)
+    # typed arrays, not lists of number objects: 8 bytes an entry, and no long-lived small objects
+    # among the games' temporaries
+    actions, chains, ret_before, finals = (array(t) for t in "qqdd")
+    for j, decisions, final in scripted_games(info, games, seed, uses_state, random_share):
+        for seat, o, m, a, before, state in decisions:
             obs.append(o)
             masks.append(m)
             actions.append(a)
-            seats.append(p)
-            chains.append(j * info.num_players + p)
-            ret_before.append(float(game.returns()[p]))
+            chains.append(j * info.num_players + seat)
+            ret_before.append(before)
+            finals.append(float(final[seat]))
             if uses_state:
-                states.append(game.state_tensor())
-            game.apply_action(a)
-        final = np.asarray(game.returns(), float)
-        finals.extend(float(final[seats[k]]) for k in range(first, len(actions)))
+                states.append(state)
     n = len(actions)
     chain = np.frombuffer(chains, np.int64).copy()
     # a seat's first decision of each game starts its sequence (chains are per game and seat)

@@ -1,5 +1,6 @@
 """The warm start's recording is compact (sparse observation and state rows) and learns exactly what the
-dense recording learnt: the dense collector and trainer of before are kept here as the reference."""
+dense recording learnt: the dense recording and trainer of before are kept here as the reference (both
+recordings read the same played games, `pretrain.scripted_games`)."""
 
 from __future__ import annotations
 
@@ -20,33 +21,13 @@ FIELDS = ("obs", "mask", "action", "returns", "chain", "start", "state")
 
 # ----- the dense path as it was (the reference) ---------------------------------------------------
 def dense_collect(info, games: int, seed: int, uses_state: bool, random_share: float = 0.0) -> dict:
-    rng = np.random.default_rng(seed)
-    obs, masks, actions, seats, chains, ret_before, states, finals = [], [], [], [], [], [], [], []
-    for j in range(games):
-        game = info.new_game(int(rng.integers(2**63)))
-        policies = [info.scripted(s) for s in range(info.num_players)]
-        scripted = pt._scripted_seats(info, game, rng, random_share)
-        first = len(actions)
-        while not (game.is_terminal() or game.is_truncated()):
-            p = game.current_player()
-            m = game.legal_action_mask().copy()
-            if not scripted[p]:
-                legal = np.flatnonzero(m)
-                game.apply_action(int(legal[rng.integers(len(legal))]))
-                continue
-            o = game.observation(p)
-            a = int(policies[p](o, m))
-            obs.append(o)
-            masks.append(m)
-            actions.append(a)
-            seats.append(p)
-            chains.append(j * info.num_players + p)
-            ret_before.append(float(game.returns()[p]))
-            if uses_state:
-                states.append(game.state_tensor())
-            game.apply_action(a)
-        final = np.asarray(game.returns(), float)
-        finals.extend(final[seats[k]] for k in range(first, len(actions)))
+    played = pt.scripted_games(info, games, seed, uses_state, random_share)
+    rows = [
+        (j * info.num_players + d[0], *d[1:], final[d[0]])
+        for j, decisions, final in played
+        for d in decisions
+    ]
+    chains, obs, masks, actions, ret_before, states, finals = (list(column) for column in zip(*rows))
     n = len(actions)
     chain = np.asarray(chains, np.int64)
     start = np.ones(n, bool)
