@@ -57,11 +57,17 @@ def _decisions_axis(ax) -> None:
 
 
 def plot_seeds(
-    histories: dict[str, list[dict]], path: str | Path, title: str = "", metric: str = "win_rate"
+    histories: dict[str, list[dict]],
+    path: str | Path,
+    title: str = "",
+    metric: str = "win_rate",
+    team_names: dict[str, str] | None = None,
 ) -> None:
     """The learning curves of several runs of one config (e.g. three seeds): one panel per evaluation
     opponent, one line per run, so the spread between seeds shows at a glance. `metric`: the win rate,
-    or the mean return (e.g. Harmony - Agony where a cooperative team rarely wins)."""
+    or the mean return (e.g. Harmony - Agony where a cooperative team rarely wins). `team_names`
+    (team id -> name, e.g. Artifacts' sides) adds a row of panels per team: each side's own win rate
+    from the evaluations' `by_team` results (half of each evaluation's games with two sides)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -72,24 +78,48 @@ def plot_seeds(
     )
     if not opponents:
         return
-    fig, axes = plt.subplots(1, len(opponents), figsize=(5 * len(opponents), 3.6), dpi=100, squeeze=False)
-    for ax, name in zip(axes[0], opponents):
-        for label, history in histories.items():
-            points = [(e["decisions"], e[name][metric]) for e in history if isinstance(e.get(name), dict)]
-            if points:
-                xs, ys = zip(*points)
-                ax.plot(xs, ys, marker=".", label=label)
-        ax.set_title(PANELS.get(name, f"vs {name}"))
-        _decisions_axis(ax)
-        if metric == "win_rate":
-            ax.set_ylim(0, 1)
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel(METRICS[metric])
+    rows = [None, *(team_names or {})]
+    fig, axes = plt.subplots(
+        len(rows), len(opponents), figsize=(5 * len(opponents), 3.6 * len(rows)), dpi=100, squeeze=False
+    )
+    for row, team in zip(axes, rows):
+        for ax, name in zip(row, opponents):
+            for label, history in histories.items():
+                points = [(e["decisions"], r[metric]) for e in history if (r := _result(e, name, team))]
+                if points:
+                    xs, ys = zip(*points)
+                    ax.plot(xs, ys, marker=".", label=label)
+            panel = PANELS.get(name, f"vs {name}")
+            ax.set_title(panel if team is None else f"{team_names[team]} {panel}")
+            _decisions_axis(ax)
+            if metric == "win_rate":
+                ax.set_ylim(0, 1)
+            ax.grid(alpha=0.3)
+        row[0].set_ylabel(METRICS[metric])
     axes[0][-1].legend(loc="lower right")
     fig.suptitle(f"{title} learning curves")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def _result(entry: dict, opponent: str, team: str | None) -> dict | None:
+    """One evaluation's result against `opponent`: the whole, or one team's part of it."""
+    result = entry.get(opponent)
+    if not isinstance(result, dict):
+        return None
+    return result if team is None else result.get("by_team", {}).get(team)
+
+
+def _team_names(run: Path) -> dict[str, str]:
+    """Team id -> name for a run's game (its config.yaml), as its evaluations' `by_team` keys them."""
+    import yaml
+
+    from .games import resolve_spec
+
+    config = yaml.safe_load((run / "config.yaml").read_text())
+    names = resolve_spec(config["game"]).extra.get("team_names") or []
+    return {str(k): str(name) for k, name in enumerate(names)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -102,14 +132,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output", required=True, help="the PNG to write")
     parser.add_argument("--title", default="")
     parser.add_argument("--metric", choices=sorted(METRICS), default="win_rate", help="what the curves show")
+    parser.add_argument(
+        "--by-team",
+        action="store_true",
+        help="also a row per team: each side's win rate (games with sides, e.g. Artifacts)",
+    )
     args = parser.parse_args(argv)
+    if args.by_team and args.metric != "win_rate":
+        parser.error("--by-team draws win rates only (the evaluations record each team's win rate)")
     histories = {}
     for run in args.runs:
         path = Path(run) / "eval.json"
         if not path.is_file():
             parser.error(f"{run}: no eval.json (is it a run directory?)")
         histories[Path(run).name] = json.loads(path.read_text())
-    plot_seeds(histories, args.output, args.title, args.metric)
+    names = None
+    if args.by_team:
+        first = Path(args.runs[0])
+        names = _team_names(first) if (first / "config.yaml").is_file() else {}
+        if len(names) < 2:
+            parser.error(f"{first}: --by-team needs a game with named teams (its config.yaml names the game)")
+    plot_seeds(histories, args.output, args.title, args.metric, names)
     print(f"wrote {args.output}")
 
 
