@@ -1,34 +1,59 @@
 """Checkpoints: the policy, what it was trained on, and (for resume) the whole trainer state.
 
-A checkpoint is one `torch.save` file read back with `weights_only=True` (plain tensors, numbers and
-strings; nothing executable). The trainer's own state - optimizer, rngs, opponent pool, the games in
-progress - travels as one pickled blob that is only unpickled when resuming a run.
+A checkpoint is data, never code: one `torch.save` file read back with `weights_only=True`, which
+builds plain containers, numbers, strings and tensors and refuses anything else, so a crafted file
+cannot run code or construct objects. The trainer's own state - optimizer, rngs, opponent pool, the
+games in progress (as their seeds and moves, replayed on resume) - is held to the same rule: `plain`
+turns it into such containers (numpy arrays as tensors), it is saved as one `torch.save` blob beside
+the policy, and resuming reads it back with `weights_only=True` too. Nothing in a checkpoint is
+unpickled as an object, and nothing it names is imported (its game is a name the program already
+knows, see `training.games.resolve_spec`).
 
 Every checkpoint carries sha256 checksums (`checksums`): of the network's tensors (names, dtypes, shapes
 and bytes, in name order) and of the trainer blob. Reading verifies the network's, resuming the
-trainer's, so bytes damaged on disk raise CheckpointError instead of loading silently. Checkpoints
-written before checksums existed (no `checksums` key) still load, unverified.
+trainer's, so bytes damaged on disk raise CheckpointError instead of loading silently (the checksums
+find damage, not forgery: whoever can rewrite the file can rewrite them; `weights_only` is what keeps a
+forged file harmless). Checkpoints written before checksums existed (no `checksums` key) still load,
+unverified.
+
+Version 1 checkpoints pickled the trainer state: their policy still loads (evaluate, rate, play,
+export, load_policy), but resuming one is refused, since unpickling it could run code hidden in it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import pickle
+import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from .config import NetConfig, from_dict
 from .nets import PolicyNet
 
 FORMAT = "tabletop-training-checkpoint"
-VERSION = 1
+VERSION = 2  # 2: the trainer state is plain data; 1 pickled it (its policy loads, it does not resume)
+READABLE = (1, 2)  # versions whose policy this code reads
+NDARRAY = "__ndarray__"  # how `plain` marks a numpy array it stored as a tensor
 
 
 class CheckpointError(ValueError):
-    """A checkpoint that cannot be used: missing, corrupt, from another game, or another network."""
+    """A checkpoint that cannot be used: missing, corrupt, from another game, or another network.
+
+    The message says what is wrong in this package's words; `detail` keeps what the library underneath
+    said (the CLI shows it with --verbose)."""
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail
+
+
+ZIP_MAGIC = b"PK\x03\x04"  # every torch.save file since torch 1.6 is a zip archive
 
 
 def save_checkpoint(
@@ -55,13 +80,107 @@ def save_checkpoint(
         "model": net.state_dict(),
         "iteration": iteration,
         "decisions": decisions,
-        "trainer": pickle.dumps(trainer_state) if trainer_state is not None else None,
+        "trainer": trainer_blob(trainer_state) if trainer_state is not None else None,
     }
     data["checksums"] = {"model": tensors_sha256(data["model"]), "trainer": blob_sha256(data["trainer"])}
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(data, tmp)  # straight to the file: no second and third copy of a large pool in memory
-    os.replace(tmp, path)
+    write_atomically(path, data)
     return path
+
+
+TMP_SUFFIX = ".tmp"  # a checkpoint being written; never a checkpoint itself
+
+
+def write_atomically(path: Path, data: dict) -> None:
+    """`path` holds either its old bytes or all of the new ones, even if the process is killed or the
+    machine loses power mid-write: the data goes to `path.tmp`, which is flushed to the disk (fsync)
+    before it is renamed over `path`, and the rename itself is made durable by an fsync of the folder."""
+    tmp = path.with_name(path.name + TMP_SUFFIX)
+    try:
+        with open(tmp, "wb") as f:
+            torch.save(data, f)  # straight to the file: no second and third copy of a large pool in memory
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:  # Ctrl-C or a full disk mid-write: leave no partial file behind
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_directory(path.parent)
+
+
+def fsync_directory(folder: Path) -> None:
+    """Make a rename inside `folder` durable (a no-op where folders cannot be opened, e.g. Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def remove_partial_writes(folder: Path) -> list[Path]:
+    """Delete the `*.tmp` files an interrupted `write_atomically` left in `folder`; returns them."""
+    if not folder.is_dir():
+        return []
+    leftovers = sorted(folder.glob("*" + TMP_SUFFIX))
+    for tmp in leftovers:
+        tmp.unlink(missing_ok=True)
+    return leftovers
+
+
+def checkpoint_files(folder: Path) -> list[Path]:
+    """The checkpoints in a run's checkpoints/ folder (`*.pt`; a `.tmp` being written is not one)."""
+    return sorted(folder.glob("*.pt")) if folder.is_dir() else []
+
+
+# ----- the trainer state as data ---------------------------------------------------------------------
+PLAIN_LEAVES = (str, int, float, bool, type(None), bytes, torch.Tensor)
+
+
+def plain(value: Any, where: str = "trainer state") -> Any:
+    """`value` as containers that `torch.load(weights_only=True)` rebuilds: dicts, lists, tuples, numbers,
+    strings, None and tensors; a numpy array becomes {NDARRAY: tensor} and a numpy number a Python one.
+    Anything else (an object, a function) raises TypeError naming where it sits: a checkpoint never
+    holds one."""
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            raise TypeError(f"{where}: a numpy array of Python objects cannot be stored as data")
+        return {NDARRAY: torch.from_numpy(np.ascontiguousarray(value).copy())}
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, PLAIN_LEAVES):
+        return value
+    if isinstance(value, dict):
+        if NDARRAY in value:
+            raise TypeError(f"{where}: the key {NDARRAY!r} is reserved")
+        return {plain(k, where): plain(v, f"{where}[{k!r}]") for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(plain(v, f"{where}[{i}]") for i, v in enumerate(value))
+    if isinstance(value, list):
+        return [plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    raise TypeError(f"{where}: a {type(value).__name__} is not plain data; a checkpoint holds no objects")
+
+
+def unplain(value: Any) -> Any:
+    """The inverse of `plain`: {NDARRAY: tensor} back to a numpy array."""
+    if isinstance(value, dict):
+        if len(value) == 1 and NDARRAY in value:
+            return value[NDARRAY].numpy()
+        return {k: unplain(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(unplain(v) for v in value)
+    if isinstance(value, list):
+        return [unplain(v) for v in value]
+    return value
+
+
+def trainer_blob(state: dict) -> bytes:
+    buffer = io.BytesIO()
+    torch.save(plain(state), buffer)
+    return buffer.getvalue()
 
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
@@ -69,24 +188,14 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     if not path.exists():
         raise CheckpointError(f"no checkpoint at {str(path)!r}")
     if path.is_dir():
-        latest = path / "checkpoints" / "latest.pt"
-        if not latest.exists():
-            latest = path / "latest.pt"
-        if not latest.exists():
-            raise CheckpointError(f"{str(path)!r} is a directory without checkpoints/latest.pt")
-        path = latest
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises many kinds for damaged files
-        raise CheckpointError(
-            f"{str(path)!r} is not a readable checkpoint (corrupt or truncated file?): "
-            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-        ) from None
+        path = latest_in(path)
+    data = load_data(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a training checkpoint (no {FORMAT!r} header)")
-    if data.get("version") != VERSION:
+    if data.get("version") not in READABLE:
         raise CheckpointError(
-            f"{str(path)!r} has checkpoint version {data.get('version')!r}; this code reads version {VERSION}"
+            f"{str(path)!r} has checkpoint version {data.get('version')!r}; this code reads versions "
+            f"{', '.join(map(str, READABLE))}"
         )
     missing = [k for k in ("game", "model", "train_config", "obs_dim", "num_actions") if k not in data]
     if missing:
@@ -94,6 +203,68 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     data["path"] = str(path)
     verify_model(data)
     return data
+
+
+def latest_in(folder: Path) -> Path:
+    """The latest checkpoint of a run directory (or of its checkpoints/ folder)."""
+    for latest in (folder / "checkpoints" / "latest.pt", folder / "latest.pt"):
+        if latest.is_file():
+            return latest
+    partial = [p.name for p in (folder / "checkpoints").glob("*" + TMP_SUFFIX)] + [
+        p.name for p in folder.glob("*" + TMP_SUFFIX)
+    ]
+    why = (
+        f" ({', '.join(sorted(partial))}: a write that was interrupted, not a checkpoint; the run stopped "
+        "before its first checkpoint, so start it again)"
+        if partial
+        else ""
+    )
+    raise CheckpointError(f"{str(folder)!r} is a directory without checkpoints/latest.pt{why}")
+
+
+def load_data(path: Path) -> Any:
+    """The file's contents through `torch.load(weights_only=True)`, with what is wrong said plainly."""
+    with open(path, "rb") as f:
+        head = f.read(len(ZIP_MAGIC))
+    return load_plain(
+        path, head, repr(str(path)), "use another checkpoint of the run (checkpoints/iter_*.pt)"
+    )
+
+
+def load_plain(source, head: bytes, what: str, remedy: str) -> Any:
+    """`torch.load(source, weights_only=True)` of a file or buffer whose first bytes are `head`; any
+    failure is a CheckpointError saying what is wrong with `what` (torch's own words in its detail)."""
+    if not head:
+        raise CheckpointError(f"{what} is empty (0 bytes): not a checkpoint (a write that was cut short?)")
+    if head != ZIP_MAGIC:  # a text file, a plain pickle, anything else: never handed to an unpickler
+        raise CheckpointError(
+            f"{what} is not a checkpoint: checkpoints are PyTorch archives (zip files), and this starts "
+            f"with {head!r} (a text file, a plain pickle, another format?)"
+        )
+    try:
+        return torch.load(source, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:  # torch's weights_only refusal
+        raise CheckpointError(
+            f"{what} is refused: it holds Python objects beyond plain data (tensors, numbers, strings), "
+            "which this package's checkpoints never do, so it was made or altered by something else; "
+            "nothing in it was run",
+            first_line(exc, "WeightsUnpickler error", "Trying to load"),
+        ) from None
+    except Exception as exc:  # a damaged or truncated archive: torch raises many kinds
+        raise CheckpointError(
+            f"{what} is damaged or truncated: its archive cannot be read (an interrupted copy or write?); "
+            + remedy,
+            f"{type(exc).__name__}: {first_line(exc)}",
+        ) from None
+
+
+def first_line(exc: BaseException, *containing: str) -> str:
+    """The first non-empty line of an exception's text (the first holding one of `containing`, if any
+    does), without terminal colour codes."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in str(exc).splitlines()]
+    lines = [line for line in lines if line]
+    picked = [line for line in lines if any(needle in line for needle in containing)]
+    return (picked or lines or [""])[0]
 
 
 def tensors_sha256(state_dict: dict) -> str:
@@ -172,16 +343,31 @@ def net_from(data: dict, net_config: NetConfig) -> PolicyNet:
 
 
 def trainer_state(data: dict) -> dict:
+    """The trainer state a checkpoint keeps for resuming, as data (never unpickled as objects)."""
     blob = data.get("trainer", b"")
     if not blob:
         raise CheckpointError(f"checkpoint {data['path']!r} holds no trainer state to resume from")
+    if data.get("version") != VERSION:
+        raise CheckpointError(
+            f"checkpoint {data['path']!r} was written by an older version of this package (checkpoint "
+            f"version {data.get('version')}), which stored the trainer state as a pickle: resuming it could "
+            "run code hidden in the file, so it is refused. Its policy still loads (evaluate, rate, play, "
+            "export, load_policy); to train further, start a new run"
+        )
+    if not isinstance(blob, bytes):
+        raise CheckpointError(f"checkpoint {data['path']!r} has a damaged trainer state (not a byte string)")
     stored = (data.get("checksums") or {}).get("trainer")
     if stored is not None and stored != blob_sha256(blob):
         raise CheckpointError(
             f"checkpoint {data['path']!r} has a damaged trainer state: it does not match the checksum "
             "stored with it; resume from another checkpoint of the run (checkpoints/iter_*.pt)"
         )
-    try:
-        return pickle.loads(blob)
-    except Exception as exc:
-        raise CheckpointError(f"checkpoint {data['path']!r} has a damaged trainer state: {exc}") from None
+    state = load_plain(
+        io.BytesIO(blob),
+        blob[: len(ZIP_MAGIC)],
+        f"the trainer state of checkpoint {data['path']!r}",
+        "resume from another checkpoint of the run (checkpoints/iter_*.pt)",
+    )
+    if not isinstance(state, dict):
+        raise CheckpointError(f"checkpoint {data['path']!r} has a damaged trainer state (not a mapping)")
+    return unplain(state)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -87,6 +88,8 @@ def cmd_train(args) -> int:
         config_path = None
     from .run import resume, start
 
+    # a game=MODULE:SPEC typed on the command line names the user's own module, as --import does
+    import_user_modules([o[5:].split(":", 1)[0] for o in overrides if o.startswith("game=") and ":" in o])
     if args.resume:
         extra = dict(o.split("=", 1) for o in overrides)
         run = resume(args.resume, extra, log=not args.no_log)
@@ -359,12 +362,26 @@ class ExampleFormatter(HelpFormatter, argparse.RawDescriptionHelpFormatter):
 
 
 def command(sub, name: str, text: str, description: str | None = None) -> argparse.ArgumentParser:
-    return sub.add_parser(
+    parser = sub.add_parser(
         name,
         help=text.replace("%", "%%"),
         description=description or text,
         formatter_class=ExampleFormatter if description else HelpFormatter,
     )
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import this Python module first (repeatable): the one way to train or load a game of your own "
+        "(a config or checkpoint naming game: MODULE:SPEC), since files never make this program import "
+        "code (default: none)",
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="on an error, also print what the library underneath said"
+    )
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -527,13 +544,26 @@ def main(argv: list[str] | None = None) -> int:
         args.game_options = unknown
     try:
         check_counts(args)
+        import_user_modules(args.imports)
         return args.func(args)
     except (ConfigError, ckpt.CheckpointError, FileExistsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        if args.verbose and getattr(exc, "detail", ""):
+            print(f"  (underneath: {exc.detail})", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # train's Interrupted says where its last checkpoint is
         print(f"\ninterrupted: {exc}" if str(exc) else "\ninterrupted", file=sys.stderr)
         return 130
+
+
+def import_user_modules(modules: list[str]) -> None:
+    """The modules the user named with --import (their own games): the only code this program imports
+    by a name it was given."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise ConfigError(f"--import {name}: cannot import it ({exc})") from None
 
 
 def check_counts(args) -> None:

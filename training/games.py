@@ -9,6 +9,7 @@ bounds, the length limit `max_decisions`). Team ids are the game's own (Artifact
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -21,30 +22,43 @@ from envs.core.observer import seat_gathers
 from envs.core.registry import GameSpec
 
 
-def resolve_spec(game: str):
-    """A registered game name ("expressions") or "package.module:ATTR" naming a GameSpec."""
-    if ":" in game:
-        module_name, attr = game.split(":", 1)
+def resolve_spec(game: str, may_import: bool = False):
+    """A registered game name ("expressions") or "package.module:ATTR" naming a GameSpec.
+
+    A game name may come from a file (a checkpoint, a config, a run's config.yaml), and a file never
+    makes this program import code: "module:ATTR" is looked up only in a module that is already
+    imported - by the user's own script, or by `--import MODULE` on the command line - unless the
+    caller passes `may_import` for a name the program itself chose (the RLlib workers get the name the
+    driver already resolved)."""
+    if ":" not in game:
+        import envs
+
+        try:
+            return envs.spec(game)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+    module_name, attr = game.split(":", 1)
+    module = sys.modules.get(module_name)
+    if module is None and may_import:
         try:
             module = importlib.import_module(module_name)
         except (ImportError, ValueError) as exc:  # ValueError: an empty module name (":SPEC")
             raise ConfigError(f"cannot import {module_name!r} for game {game!r}: {exc}") from None
-        try:
-            spec = getattr(module, attr)
-        except AttributeError:
-            raise ConfigError(f"module {module_name!r} has no {attr!r} (game {game!r})") from None
-        if not isinstance(spec, GameSpec):
-            raise ConfigError(
-                f"game {game!r} names {module_name}.{attr}, a {type(spec).__name__}, not a GameSpec "
-                "(envs.core.GameSpec): give a registered game name or module:ATTR naming a GameSpec"
-            )
-        return spec
-    import envs
-
-    try:
-        return envs.spec(game)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    if module is None:
+        raise ConfigError(
+            f"game {game!r} is in module {module_name!r}, which is not imported: a checkpoint or config "
+            "never makes this program import code. If you trust that module, name it yourself: "
+            f"python -m training <command> --import {module_name} ... (or import it in your own script)"
+        )
+    spec = getattr(module, attr, None)
+    if spec is None:
+        raise ConfigError(f"module {module_name!r} has no {attr!r} (game {game!r})")
+    if not isinstance(spec, GameSpec):
+        raise ConfigError(
+            f"game {game!r} names {module_name}.{attr}, a {type(spec).__name__}, not a GameSpec "
+            "(envs.core.GameSpec): give a registered game name or module:ATTR naming a GameSpec"
+        )
+    return spec
 
 
 @dataclass
@@ -110,8 +124,8 @@ class GameInfo:
         return self.spec.scripted_policy(self.config, seat)
 
 
-def game_info(game: str, game_config: dict) -> GameInfo:
-    return spec_info(resolve_spec(game), game_config)
+def game_info(game: str, game_config: dict, may_import: bool = False) -> GameInfo:
+    return spec_info(resolve_spec(game, may_import), game_config)
 
 
 def spec_info(spec, game_config: dict) -> GameInfo:

@@ -110,7 +110,7 @@ def prepare_run_dir(run_dir: Path, overwrite: bool, resumable: bool = True) -> N
     """A fresh run's directory. One that holds a run's checkpoints is refused unless `overwrite`; then the
     files a run writes (RUN_FILES) are removed, and nothing else."""
     checkpoints = run_dir / "checkpoints"
-    if checkpoints.is_dir() and any(checkpoints.iterdir()) and not overwrite:
+    if ckpt.checkpoint_files(checkpoints) and not overwrite:  # (a write cut short, *.pt.tmp, is none)
         how = f"resume with `--resume {run_dir}` or " if resumable else ""
         raise FileExistsError(
             f"run directory {str(run_dir)!r} already holds checkpoints; {how}pick another run_dir=... "
@@ -401,6 +401,7 @@ class Run:
 
     def _resume(self, data: dict) -> None:
         self._refuse_another_runs_directory(data)
+        ckpt.remove_partial_writes(self.run_dir / "checkpoints")  # left by a kill mid-write
         ckpt.check_compatible(data, self.info, self.config.game, "this run's game")
         state = ckpt.trainer_state(data)
         refuse_unresumable(data, state)

@@ -18,7 +18,7 @@ bootstrapped from the learner critic's value of its seat's observation at the cu
 
 from __future__ import annotations
 
-import pickle
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from .actors import RandomActor
+from .checkpoint import CheckpointError
 
 
 class Buffer:
@@ -190,6 +191,10 @@ class Runner:
         self.rewards_along = info.rewards_along
         P = info.num_players
         self.games: list = [None] * num_envs
+        # each game's seed and moves so far: a checkpoint saves a game in progress as these (data) and a
+        # resume replays them, instead of pickling the game object
+        self.seeds = np.zeros(num_envs, np.int64)
+        self.moves: list[list[int]] = [[] for _ in range(num_envs)]
         self.keys: list[list] = [[] for _ in range(num_envs)]
         self.meta: list = [None] * num_envs
         self.active = np.zeros(num_envs, bool)
@@ -228,7 +233,8 @@ class Runner:
         return h
 
     def _new_episode(self, i: int) -> None:
-        game = self.info.new_game(int(self.rng.integers(2**63)))
+        seed = int(self.rng.integers(2**63))
+        game = self.info.new_game(seed)
         choice = self.assign(i, self.rng, game)
         if choice is None:
             self.active[i] = False
@@ -236,6 +242,7 @@ class Runner:
             return
         keys, meta = choice
         self.games[i], self.keys[i], self.meta[i] = game, list(keys), meta
+        self.seeds[i], self.moves[i] = seed, []
         self.active[i] = True
         self.last_ret[i] = 0.0
         self.first[i] = True
@@ -313,6 +320,7 @@ class Runner:
     def _apply(self, i: int, action: int) -> None:
         g = self.games[i]
         g.apply_action(action)
+        self.moves[i].append(action)
         self.all_decisions += 1
         terminal = g.is_terminal()
         truncated = not terminal and g.is_truncated()
@@ -426,8 +434,10 @@ class Runner:
 
     # ----- state for resume -------------------------------------------------------------------
     def state_dict(self) -> dict:
+        """What a checkpoint keeps to go on exactly: plain data only (checkpoint.plain), the games in
+        progress as their seeds and moves, with a fingerprint of each position to check the replay."""
         return {
-            "games": self.games,
+            "games": [self._game_record(i) for i in range(self.num_envs)],
             "keys": self.keys,
             "meta": self.meta,
             "active": self.active,
@@ -440,26 +450,62 @@ class Runner:
             "all_decisions": self.all_decisions,
             "rng": self.rng.bit_generator.state,
             "started": self.started,
-            "scripted": _picklable({k: a._policies for k, a in self.actors.items() if a.kind == "scripted"}),
         }
 
+    def _game_record(self, i: int) -> dict | None:
+        if self.games[i] is None:
+            return None
+        return {"seed": int(self.seeds[i]), "moves": list(self.moves[i]), "position": position(self.games[i])}
+
     def load_state_dict(self, state: dict) -> None:
-        for name in ("games", "keys", "meta", "active", "cur", "last_ret", "first", "hidden", "carried"):
+        for name in ("keys", "meta", "active", "cur", "last_ret", "first", "hidden", "carried"):
             setattr(self, name, state[name])
         self.decisions = state["decisions"]
         self.all_decisions = state["all_decisions"]
         self.rng.bit_generator.state = state["rng"]
         self.started = state["started"]
-        for k, policies in state["scripted"].items():
-            if k in self.actors:
-                self.actors[k]._policies = policies
+        for i, record in enumerate(state["games"]):
+            self.games[i] = None if record is None else self._replay(i, record)
+
+    def _replay(self, i: int, record: dict):
+        """Game i rebuilt from its seed by its moves; the scripted players of the slot replay their own
+        decisions too, so whatever they remember (their random draws) is as it was. The position must
+        match the saved fingerprint: a mismatch means the game's code changed since the checkpoint."""
+        game = self.info.new_game(record["seed"])
+        self.seeds[i], self.moves[i] = record["seed"], list(record["moves"])
+        scripted = {}  # (snapshots are seated after the replay: no actor of theirs is looked up here)
+        for seat, key in enumerate(self.keys[i]):
+            if is_scripted(self.actors.get(key)):
+                scripted.setdefault(key, []).append(seat)
+        for key, seats in scripted.items():
+            self.actors[key].new_episode(i, seats)
+        for action in record["moves"]:
+            p = game.current_player()
+            actor = self.actors.get(self.keys[i][p])
+            if is_scripted(actor):
+                chosen = actor.choose(i, p, game.observation(p), game.legal_action_mask())
+                if chosen != action:
+                    raise CheckpointError(
+                        f"game {i} in progress does not replay: its scripted player now chooses {chosen} where "
+                        f"it chose {action} (the scripted player's code changed since the checkpoint)"
+                    )
+            game.apply_action(action)
+        if position(game) != record["position"]:
+            raise CheckpointError(
+                f"game {i} in progress does not replay to the position saved with it (the game's code "
+                "changed since the checkpoint); resume with the version of this package that wrote it"
+            )
+        return game
 
 
-def _picklable(policies: dict) -> dict:
-    """Scripted policies that can be saved (closures cannot: a resume makes them anew, which is
-    exact for policies without memory)."""
-    try:
-        pickle.dumps(policies)
-        return policies
-    except Exception:
-        return {}
+def is_scripted(actor) -> bool:
+    return actor is not None and actor.kind == "scripted"
+
+
+def position(game) -> str:
+    """A fingerprint of a game's whole state: its full state tensor, decision count and random state (an
+    engine that draws every chance at set-up keeps no generator)."""
+    rng = game.rng.bit_generator.state if game.rng is not None else None
+    digest = hashlib.sha256(np.ascontiguousarray(game.state_tensor()).tobytes())
+    digest.update(f"{game.num_decisions}|{rng}".encode())
+    return digest.hexdigest()

@@ -12,8 +12,6 @@ The run around it (run directory, evaluations, checkpoints, logs, summary, Ctrl-
 from __future__ import annotations
 
 import math
-import pickle
-import warnings
 from collections import deque
 
 import numpy as np
@@ -225,14 +223,7 @@ class Trainer(Backend):
                 if isinstance(k, tuple) and k[1] not in self.pool.snapshots
             },
         }
-        runner_state = self.runner.state_dict()
-        try:
-            pickle.dumps(runner_state["games"])
-            state["runner"] = runner_state
-        except Exception as exc:  # a game that cannot be pickled: resume restarts the games
-            warnings.warn(
-                f"games in progress cannot be saved ({exc}); a resume starts fresh games", stacklevel=2
-            )
+        state["runner"] = self.runner.state_dict()  # the games in progress as seeds and moves
         return state
 
     def load(self, data: dict, state: dict) -> None:
@@ -246,9 +237,6 @@ class Trainer(Backend):
         self.episode_returns = deque(state["episode_returns"], maxlen=LIVE)
         self.episode_truncated = deque(state.get("episode_truncated", []), maxlen=LIVE)
         self.episodes = state["episodes"]
-        if "runner" not in state:  # the games could not be saved: fresh ones, the count goes on
-            self.runner.decisions = data["decisions"]
-            return
         self.runner.load_state_dict(state["runner"])
         seated = state.get("seated_snapshots", {})
         for keys in self.runner.keys:

@@ -12,6 +12,7 @@ pytest.importorskip("ray.rllib")
 
 from ray.cluster_utils import Cluster  # noqa: E402
 
+from tests.training import toy_game  # noqa: E402, F401 - so its name resolves
 from training.config import load_config  # noqa: E402
 from training.rllib import train  # noqa: E402
 

@@ -16,6 +16,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner  # noqa: E402
 
 from envs.core.errors import ConfigError, IllegalActionError  # noqa: E402
+from tests.training import toy_game  # noqa: E402, F401 - so its name resolves
 from training.config import NetConfig, load_config  # noqa: E402
 from training.games import game_info, team_outcomes  # noqa: E402
 from training.nets import MASKED_LOGIT, PolicyNet  # noqa: E402

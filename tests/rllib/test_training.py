@@ -11,6 +11,7 @@ import torch
 
 pytest.importorskip("ray.rllib")
 
+from tests.training import toy_game  # noqa: E402, F401 - so its name resolves
 from training import checkpoint as ckpt  # noqa: E402
 from training.cli import main  # noqa: E402
 from training.config import load_config  # noqa: E402

@@ -11,6 +11,8 @@ from training.games import game_info
 from training.nets import PolicyNet
 from training.runner import Runner
 
+from . import toy_game  # noqa: F401 - imported, so that TOY resolves (names never import code)
+
 TOY = "tests.training.toy_game:SPEC"
 
 

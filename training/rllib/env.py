@@ -27,8 +27,9 @@ ENV_NAME = "tabletop_rllib"
 
 
 def make_aec(game: str, game_config: dict, illegal_action: str = "raise"):
-    """The PettingZoo AEC env (`env()` face) of a registered game name or "module:ATTR" GameSpec."""
-    spec = resolve_spec(game)
+    """The PettingZoo AEC env (`env()` face) of a registered game name or "module:ATTR" GameSpec (in
+    an EnvRunner process: the name the driver resolved, so its module may be imported here)."""
+    spec = resolve_spec(game, may_import=True)
     _raw, env = make_faces(spec.game_class)
     return env(illegal_action=illegal_action, **dict(game_config))
 

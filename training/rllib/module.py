@@ -151,7 +151,10 @@ class ScriptedModule(_FixedModule):
     def setup(self):
         from ..games import game_info
 
-        info = game_info(self.model_config["game"], dict(self.model_config.get("game_config", {})))
+        # (in a Ray process: the driver resolved this game name, so its module may be imported here)
+        info = game_info(
+            self.model_config["game"], dict(self.model_config.get("game_config", {})), may_import=True
+        )
         self._policy = info.scripted(0)
 
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
