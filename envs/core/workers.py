@@ -1,0 +1,171 @@
+"""Worker processes that each host one object and answer calls on it: the layer under the batched
+environment (`envs.core.vector`) and the trainer's rollout workers (`training.workers`).
+
+    with Workers(Counter, [(0,), (10,)]) as workers:     # two processes, Counter(0) and Counter(10)
+        workers.call("add", [(1,), (2,)])                # -> [1, 12], one call per worker, in parallel
+
+A call goes to every worker at once and waits for all answers, or to one worker (`send`, then
+`receive`), so the caller can work while they do. Each process is started with the `spawn` method by
+default (safe wherever torch's thread pools are already running, and the same on every OS), with its
+thread count set before the hosted object's module is imported: one worker, one core. An exception in a
+worker comes back as a WorkerError carrying the worker's traceback; a worker that dies (killed, out of
+memory) is a WorkerError too, never a hang. What travels is pickled by this package's own processes;
+nothing read from a file is unpickled here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import pickle
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+class WorkerError(RuntimeError):
+    """A worker raised (its traceback is in the message) or died."""
+
+
+def serve(conn, payload: bytes, threads: int) -> None:
+    """A worker's life: build the hosted object, then answer (method, args) calls until told to stop."""
+    for name in THREAD_VARIABLES:  # before torch or numpy's BLAS start their thread pools
+        os.environ[name] = str(threads)
+    try:
+        factory, args = pickle.loads(payload)  # (this package's own bytes, sent by the parent)
+        hosted = factory(*args)
+        limit_torch_threads(threads)
+        conn.send(("ok", None))
+    except BaseException:
+        conn.send(("error", traceback.format_exc()))
+        return
+    while True:
+        try:
+            method, args = conn.recv()
+        except (EOFError, KeyboardInterrupt):  # the parent is gone, or Ctrl-C reached the whole group
+            return
+        if method is None:
+            return
+        try:
+            conn.send(("ok", getattr(hosted, method)(*args)))
+        except KeyboardInterrupt:
+            return
+        except BaseException:
+            conn.send(("error", traceback.format_exc()))
+
+
+def limit_torch_threads(threads: int) -> None:
+    """torch's own thread count, if the hosted object brought torch in (envs itself never imports it)."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
+
+
+class Workers:
+    """`len(args)` processes; process w hosts `factory(*args[w])`. Close them with `close()` or a
+    `with` block (also on errors: a worker left running would keep the program alive)."""
+
+    def __init__(
+        self,
+        factory: Callable[..., Any],
+        args: Sequence[tuple],
+        context: str = "spawn",
+        threads: int = 1,
+    ):
+        if not args:
+            raise ValueError("Workers needs at least one worker (one tuple of arguments)")
+        ctx = mp.get_context(context)
+        self.conns, self.processes = [], []
+        try:
+            for w, worker_args in enumerate(args):
+                parent, child = ctx.Pipe()
+                payload = pickle.dumps((factory, tuple(worker_args)))
+                process = ctx.Process(target=serve, args=(child, payload, threads), daemon=True)
+                process.name = f"tabletop-worker-{w}"
+                process.start()
+                child.close()
+                self.conns.append(parent)
+                self.processes.append(process)
+            for w in range(len(args)):
+                self.receive(w)  # each hosted object is built (or its error comes back now)
+        except BaseException:
+            self.close()
+            raise
+
+    def __len__(self) -> int:
+        return len(self.conns)
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def send(self, w: int, method: str, *args) -> None:
+        """Start `method(*args)` on worker w's object; `receive(w)` returns its result."""
+        try:
+            self.conns[w].send((method, args))
+        except (BrokenPipeError, OSError):
+            raise WorkerError(self._death(w)) from None
+
+    def receive(self, w: int) -> Any:
+        try:
+            status, value = self.conns[w].recv()
+        except (EOFError, OSError):
+            raise WorkerError(self._death(w)) from None
+        if status == "error":
+            raise WorkerError(f"worker {w} raised:\n{value}")
+        return value
+
+    def call(self, method: str, args: Sequence[tuple] | None = None) -> list:
+        """`method` on every worker at once (worker w with args[w], or none), and their results in order."""
+        args = args if args is not None else [()] * len(self)
+        for w, worker_args in enumerate(args):
+            self.send(w, method, *worker_args)
+        results, failure = [], None
+        for w in range(len(self)):  # every answer is read, so the pipes stay in step after an error
+            try:
+                results.append(self.receive(w))
+            except WorkerError as exc:
+                results.append(None)
+                failure = failure or exc
+        if failure is not None:
+            raise failure
+        return results
+
+    def _death(self, w: int) -> str:
+        process = self.processes[w]
+        process.join(timeout=1.0)
+        return f"worker {w} died (exit code {process.exitcode}): killed, or out of memory?"
+
+    def close(self) -> None:
+        """Stop every worker (politely, then by force) and free its pipe."""
+        for conn in self.conns:
+            try:
+                conn.send((None, ()))
+            except (BrokenPipeError, OSError):
+                pass
+        for process in self.processes:
+            process.join(timeout=5.0)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        for conn in self.conns:
+            conn.close()
+        self.conns, self.processes = [], []
+
+
+def split(count: int, parts: int) -> list[range]:
+    """`count` items cut into `parts` contiguous ranges whose sizes differ by at most one (the first
+    ranges get the extra items)."""
+    base, extra = divmod(count, parts)
+    bounds, start = [], 0
+    for part in range(parts):
+        size = base + (part < extra)
+        bounds.append(range(start, start + size))
+        start += size
+    return bounds
