@@ -305,7 +305,14 @@ class TrainConfig:
     total_steps: int = 200_000  # learner decisions to train for
     run_dir: str = ""  # default runs/<game>-seed<seed>
     checkpoint_every: int = 20  # iterations
-    threads: int = 1  # torch intra-op threads
+    threads: int = 1  # torch intra-op threads of the trainer's own process
+    # rollout worker processes: each steps its share of the ppo.num_envs games with its own copy of the
+    # networks (synced every iteration); they also play the evaluations and the warm start's games.
+    # 1 = everything in this process (the results of earlier versions, bit for bit)
+    workers: int = 1
+    # where the update runs: "auto" (cuda if torch sees a GPU, else mps if present, else cpu), "cpu",
+    # "cuda", "cuda:N" or "mps"; rollouts infer on the CPU, in the workers
+    device: str = "auto"
     progress: bool = True
     net: NetConfig = field(default_factory=NetConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -328,6 +335,14 @@ class TrainConfig:
             raise ConfigError(f"total_steps must be positive, got {self.total_steps}")
         if self.threads < 1:
             raise ConfigError(f"threads must be at least 1, got {self.threads}")
+        if self.workers < 1:
+            raise ConfigError(f"workers must be at least 1, got {self.workers}")
+        if self.workers > self.ppo.num_envs:
+            raise ConfigError(
+                f"workers={self.workers} is more than ppo.num_envs={self.ppo.num_envs}: every worker needs "
+                "at least one game"
+            )
+        check_device(self.device)
         for part in (self.net, self.ppo, self.opponents, self.eval, self.pretrain, self.teacher):
             part.validate()
 
@@ -339,6 +354,17 @@ class TrainConfig:
             return Path(self.run_dir)
         safe = self.game.replace(":", "_").replace(".", "_").replace("/", "_")
         return Path("runs") / f"{safe}-seed{self.seed}"
+
+
+DEVICES = ("auto", "cpu", "cuda", "mps")
+
+
+def check_device(device: str) -> None:
+    """A device option's spelling: auto, cpu, cuda, cuda:N or mps (whether it exists is checked when a run
+    starts, `training.device.resolve`)."""
+    kind, _, index = device.partition(":")
+    if kind not in DEVICES or (index and (kind != "cuda" or not index.isdigit())):
+        raise ConfigError(f"device must be one of auto, cpu, cuda, cuda:N, mps; got {device!r}")
 
 
 def _choice(name: str, value: Any, choices) -> None:

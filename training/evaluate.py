@@ -13,12 +13,14 @@ plays every seat and the team's win rate and mean return are reported.
 from __future__ import annotations
 
 import math
+import pickle
 from collections.abc import Callable
 
 import numpy as np
 import torch
 
 from envs.core.search import Search
+from envs.core.workers import split
 
 from .actors import NetActor, RandomActor, ScriptedActor
 from .games import evaluation_info, final_outcomes
@@ -79,20 +81,62 @@ def match(
     greedy: bool = False,
     metrics: Callable | None = None,
     on_game_start: Callable | None = None,
+    workers=None,
 ) -> dict:
     """Play `games` games of A against B (seats rotated); A's results with a 95% Wilson interval.
 
     `on_game_start(j, game, keys)` hears game j before its first move ("A" or "B" per seat), e.g. to
-    record it (`envs.core.replay.Recordings`)."""
+    record it (`envs.core.replay.Recordings`). With `workers` (`envs.core.workers.Workers` hosting
+    `training.workers.GameWorker`s), worker w plays a contiguous share of the games from its own stream
+    (seed, number of workers, w); the players travel to them by value (a network with its weights)."""
+    if workers is None or len(workers) == 1 or on_game_start is not None:
+        results = play_games(
+            info,
+            player_a,
+            player_b,
+            range(games),
+            np.random.default_rng(seed),
+            num_envs,
+            greedy,
+            metrics,
+            on_game_start,
+        )
+        return summarize(results, info)
+    from .workers import stream
+
+    players = pickle.dumps((player_a, player_b, metrics))
+    shares = split(games, len(workers))
+    config = dict(info.game_config)
+    per_worker = -(-num_envs // len(workers))
+    calls = [
+        (config, players, share, stream(seed, len(workers), w), per_worker, greedy)
+        for w, share in enumerate(shares)
+    ]
+    results = [r for part in workers.call("play", calls) for r in part]
+    return summarize(results, info)
+
+
+def play_games(
+    info,
+    player_a,
+    player_b,
+    games: range,
+    rng: np.random.Generator,
+    num_envs: int = 64,
+    greedy: bool = False,
+    metrics: Callable | None = None,
+    on_game_start: Callable | None = None,
+) -> list:
+    """Games `games` (indices j) of A against B, each result (outcome, A's mean return, A's team,
+    metrics, truncated) in the order of j: game j gives A the team j mod (number of teams)."""
     actors = {"A": make_actor(player_a, info, greedy), "B": make_actor(player_b, info, greedy)}
-    started = [0]
-    results: list = [None] * games
+    indices = iter(games)
+    results: list = [None] * len(games)
 
     def assign(slot, rng, game):
-        j = started[0]
-        if j >= games:
+        j = next(indices, None)
+        if j is None:
             return None
-        started[0] += 1
         teams = info.teams_of(game)
         ids = sorted(set(teams))
         team = ids[j % len(ids)]
@@ -107,12 +151,12 @@ def match(
         outcome = final_outcomes(game, teams)[team]  # a game cut at its length limit is a draw
         seats = [s for s, t in enumerate(teams) if t == team]
         extra = metrics(game) if metrics is not None else {}
-        results[j] = (outcome, float(ret[seats].mean()), team, extra, game.is_truncated())
+        results[j - games.start] = (outcome, float(ret[seats].mean()), team, extra, game.is_truncated())
 
-    runner = Runner(info, min(num_envs, games), np.random.default_rng(seed), actors, assign, on_episode)
+    runner = Runner(info, min(num_envs, len(games)), rng, actors, assign, on_episode)
     with torch.no_grad():
         runner.run_episodes()
-    return summarize(results, info)
+    return results
 
 
 def summarize(results: list, info) -> dict:
@@ -245,7 +289,7 @@ def fit_ratings(names: list[str], pairs: list[tuple], k: int, iterations: int = 
 
 
 def evaluation_entry(
-    info, net, eval_config, seed: int, has_scripted: bool, iteration: int, decisions: int
+    info, net, eval_config, seed: int, has_scripted: bool, iteration: int, decisions: int, workers=None
 ) -> dict:
     """One evaluation of `net` as both trainers record it: against each configured opponent (the team
     itself in cooperative games, plus the scripted team for comparison), in games with the options of
@@ -261,9 +305,18 @@ def evaluation_entry(
             continue
         opponent = net if name == "self" else name
         entry[name] = match(
-            info, net, opponent, eval_config.games, seed, greedy=eval_config.greedy, metrics=metrics
+            info,
+            net,
+            opponent,
+            eval_config.games,
+            seed,
+            greedy=eval_config.greedy,
+            metrics=metrics,
+            workers=workers,
         )
     if info.cooperative and has_scripted:
-        entry["scripted_team"] = match(info, "scripted", "scripted", eval_config.games, seed, metrics=metrics)
+        entry["scripted_team"] = match(
+            info, "scripted", "scripted", eval_config.games, seed, metrics=metrics, workers=workers
+        )
     torch.set_rng_state(torch_state)
     return entry

@@ -379,7 +379,7 @@ class RunningNorm(nn.Module):
 
     @torch.no_grad()
     def update(self, x: np.ndarray) -> None:
-        x = torch.as_tensor(x, dtype=torch.float64)
+        x = torch.as_tensor(x, dtype=torch.float64, device=self.mean.device)
         if len(x) == 0:
             return
         batch_mean, batch_var, n = x.mean(0), x.var(0, unbiased=False), x.shape[0]

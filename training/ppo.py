@@ -66,10 +66,11 @@ def ppo_update(
     if net.obs_norm is not None:
         net.obs_norm.update(batch.obs[batch.trainable])
     stats: list[dict] = []
+    device = next(net.parameters()).device  # the minibatches go where the network is (config.device)
     if net.recurrent:
-        batches = _recurrent_minibatches(batch, cfg, rng, taught)
+        batches = _recurrent_minibatches(batch, cfg, rng, taught, device)
     else:
-        batches = _flat_minibatches(batch, cfg, rng, taught)
+        batches = _flat_minibatches(batch, cfg, rng, taught, device)
     aux = net.aux_head is not None
     if aux and batch.aux_target is None:
         raise ValueError("net.aux_state needs batch.aux_target: the state as each row's seat sees it")
@@ -129,28 +130,29 @@ def _row_fields(batch: Batch, taught: bool) -> tuple[str, ...]:
     )
 
 
-def _flat_minibatches(batch: Batch, cfg, rng, taught: bool = False):
+def _flat_minibatches(batch: Batch, cfg, rng, taught: bool = False, device=None):
     rows = np.flatnonzero(batch.trainable)
     fields = _row_fields(batch, taught) + (("state",) if batch.state.shape[1] > 0 else ())
     if len(rows) == len(batch.trainable):  # every row trains: use the arrays as they are, no copy
         tensors = {f: torch.from_numpy(np.ascontiguousarray(getattr(batch, f))) for f in fields}
     else:
         tensors = {f: torch.from_numpy(getattr(batch, f)[rows]) for f in fields}
+    tensors = {f: t.to(device) for f, t in tensors.items()}  # (on the CPU: the same tensors, no copy)
     n = len(rows)
     size = max(1, -(-n // cfg.minibatches))
 
     def gen():
-        perm = torch.from_numpy(rng.permutation(n))
+        perm = torch.from_numpy(rng.permutation(n)).to(device)
         for k in range(0, n, size):
             idx = perm[k : k + size]
             mb = {f: t.index_select(0, idx) for f, t in tensors.items()}
-            mb["weight"] = torch.ones(len(idx))
+            mb["weight"] = torch.ones(len(idx), device=device)
             yield mb
 
     return gen
 
 
-def _recurrent_minibatches(batch: Batch, cfg, rng, taught: bool = False):
+def _recurrent_minibatches(batch: Batch, cfg, rng, taught: bool = False, device=None):
     layout = batch.layout  # [L, C]
     valid = layout >= 0
     safe = np.where(valid, layout, 0)
@@ -163,12 +165,13 @@ def _recurrent_minibatches(batch: Batch, cfg, rng, taught: bool = False):
     padded["weight"] = torch.from_numpy((batch.trainable[safe] & valid).astype(np.float32))
     # padding rows keep a legal action so their (ignored) log-probabilities stay finite
     padded["mask"] = padded["mask"] | torch.from_numpy(~valid)[..., None]
-    h0 = torch.from_numpy(batch.hbefore[safe[0]])
+    h0 = torch.from_numpy(batch.hbefore[safe[0]]).to(device)
+    padded = {f: t.to(device) for f, t in padded.items()}  # (on the CPU: the same tensors, no copy)
     width = layout.shape[1]
     size = max(1, -(-width // cfg.minibatches))
 
     def gen():
-        perm = torch.from_numpy(rng.permutation(width))
+        perm = torch.from_numpy(rng.permutation(width)).to(device)
         for k in range(0, width, size):
             cols = perm[k : k + size]
             mb = {f: t[:, cols] for f, t in padded.items()}

@@ -65,6 +65,30 @@ class SparseRows:
     def __len__(self) -> int:
         return len(self.indptr) - 1
 
+    @classmethod
+    def concatenate(cls, parts: list[SparseRows]) -> SparseRows:
+        """The rows of `parts`, one after another, exactly (the value tables are joined by their bits)."""
+        width = max((p.width for p in parts), default=0)
+        counts = np.concatenate([np.diff(p.indptr) for p in parts]) if parts else np.zeros(0, np.int64)
+        indptr = np.zeros(len(counts) + 1, np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        indices = np.concatenate([p.indices for p in parts]).astype(_index_dtype(width), copy=False)
+        if any(p.table is None for p in parts):
+            values = np.concatenate([p._floats() for p in parts])
+            return cls(width, indptr, indices, values)
+        bits = np.unique(np.concatenate([p.table.view(np.uint32) for p in parts]))
+        if len(bits) > MAX_CODES:
+            return cls(width, indptr, indices, np.concatenate([p._floats() for p in parts]))
+        code = np.uint8 if len(bits) <= 1 << 8 else np.uint16
+        values = np.concatenate(
+            [np.searchsorted(bits, p.table.view(np.uint32))[p.values].astype(code) for p in parts]
+        )
+        return cls(width, indptr, indices, values, bits.view(np.float32))
+
+    def _floats(self) -> np.ndarray:
+        """The stored values as float32 (decoded when they are codes)."""
+        return self.values if self.table is None else self.table[self.values]
+
     def __getitem__(self, idx) -> np.ndarray:
         if isinstance(idx, slice):
             idx = np.arange(len(self))[idx]
@@ -300,6 +324,37 @@ def collect_scripted(info, games: int, seed: int, uses_state: bool, random_share
     )
 
 
+def collect_on_workers(
+    info, workers, games: int, seed: int, uses_state: bool, random_share: float = 0.0
+) -> Recording:
+    """`collect_scripted` spread over rollout workers: worker w records a contiguous share of the games
+    from its own stream (seed, number of workers, w); the shares are joined in order."""
+    from envs.core.workers import split
+
+    from .workers import stream
+
+    shares = split(games, len(workers))
+    calls = [
+        (len(share), stream(seed, len(workers), w), uses_state, random_share)
+        for w, share in enumerate(shares)
+    ]
+    return join_recordings(
+        workers.call("record_scripted", calls), [s.start for s in shares], info.num_players
+    )
+
+
+def join_recordings(parts: list[Recording], first_games: list[int], num_players: int) -> Recording:
+    """Recordings of consecutive shares of the games as one (each share's chains renumbered)."""
+    chains = [p.arrays["chain"] + first * num_players for p, first in zip(parts, first_games)]
+    arrays = {name: np.concatenate([p.arrays[name] for p in parts]) for name in parts[0].arrays}
+    arrays["chain"] = np.concatenate(chains)
+    return Recording(
+        obs=SparseRows.concatenate([p.obs for p in parts]),
+        state=SparseRows.concatenate([p.state for p in parts]),
+        **arrays,
+    )
+
+
 def _scripted_seats(info, game, rng: np.random.Generator, random_share: float) -> list[bool]:
     teams = info.teams_of(game)
     # no draw at all when the share is 0, so such runs replay exactly as before the option existed
@@ -327,13 +382,17 @@ def pretrain(
     if aux and state_seen_by is None:
         raise ValueError("net.aux_state needs state_seen_by: the state as each recorded seat sees it")
     chain = np.asarray(data["chain"])
+    device = next(net.parameters()).device  # (the minibatches go where the network is: see config.device)
+
+    def tensor(rows: np.ndarray | None) -> torch.Tensor | None:
+        return None if rows is None else torch.from_numpy(rows).to(device)
 
     def seen(rows: np.ndarray, states: np.ndarray) -> torch.Tensor | None:
         """The rows' states as their seats see them (any shape of rows), or None without aux."""
         if not aux:
             return None
         flat = state_seen_by(states.reshape(-1, states.shape[-1]), chain[rows.reshape(-1)])
-        return torch.from_numpy(flat.reshape(states.shape))
+        return tensor(flat.reshape(states.shape))
 
     stats = {}
     if net.recurrent:
@@ -347,21 +406,19 @@ def pretrain(
             for k in range(0, width, cols_per):
                 cols = perm[k : k + cols_per]
                 rows, pad = safe[:, cols], ~valid[:, cols]
-                h0 = torch.zeros(len(cols), net.hidden_size)
+                h0 = torch.zeros(len(cols), net.hidden_size, device=device)
                 states = state[rows] if net.uses_state else None
                 outs = net.sequence(
-                    torch.from_numpy(obs[rows]),
-                    torch.from_numpy(mask[rows] | pad[..., None]),
-                    torch.from_numpy(start[rows] | pad),
+                    tensor(obs[rows]),
+                    tensor(mask[rows] | pad[..., None]),
+                    tensor(start[rows] | pad),
                     h0,
-                    _tensor(states),
+                    tensor(states),
                     aux,
                 )
-                weight = torch.from_numpy((~pad).astype(np.float32))
-                target = torch.from_numpy(returns[rows])
-                stats = _step(
-                    optimizer, net, outs, seen(rows, states), torch.from_numpy(action[rows]), target, weight
-                )
+                weight = tensor((~pad).astype(np.float32))
+                target = tensor(returns[rows])
+                stats = _step(optimizer, net, outs, seen(rows, states), tensor(action[rows]), target, weight)
     else:
         n = len(action)
         for _ in range(cfg.epochs):
@@ -369,24 +426,18 @@ def pretrain(
             for k in range(0, n, cfg.minibatch):
                 idx = perm[k : k + cfg.minibatch]
                 states = state[idx] if net.uses_state else None
-                outs = net.evaluate_flat(
-                    torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]), _tensor(states), aux
-                )
-                target = torch.from_numpy(returns[idx])
+                outs = net.evaluate_flat(tensor(obs[idx]), tensor(mask[idx]), tensor(states), aux)
+                target = tensor(returns[idx])
                 stats = _step(
                     optimizer,
                     net,
                     outs,
                     seen(idx, states),
-                    torch.from_numpy(action[idx]),
+                    tensor(action[idx]),
                     target,
-                    torch.ones(len(idx)),
+                    torch.ones(len(idx), device=device),
                 )
     return stats
-
-
-def _tensor(rows: np.ndarray | None) -> torch.Tensor | None:
-    return None if rows is None else torch.from_numpy(rows)
 
 
 def _rows(data: Mapping, name: str):

@@ -159,6 +159,11 @@ class Backend(ABC):
         the policy; returns its statistics."""
         raise ConfigError(f"backend={self.name} has no warm start (pretrain.games)")
 
+    def workers(self):
+        """Worker processes (`envs.core.workers.Workers` hosting `training.workers.GameWorker`s) on which
+        the run plays its evaluations and warm start; None: in this process."""
+        return None
+
     def open(self) -> None:  # noqa: B027 (an optional hook)
         """Acquire what training needs beyond the backend's own objects (RLlib: Ray, the Algorithm)."""
 
@@ -316,11 +321,17 @@ class Run:
         p = self.config.pretrain
         if not p.games or self.pretrained:
             return self.pretrain_stats
-        from .pretrain import collect_scripted
+        from .pretrain import collect_on_workers, collect_scripted
 
         uses_state = self.backend.policy().uses_state
         began = time.perf_counter()
-        data = collect_scripted(self.info, p.games, self.seeds.warm_start, uses_state, p.random_opponents)
+        workers = self.backend.workers()
+        if workers is None:
+            data = collect_scripted(self.info, p.games, self.seeds.warm_start, uses_state, p.random_opponents)
+        else:
+            data = collect_on_workers(
+                self.info, workers, p.games, self.seeds.warm_start, uses_state, p.random_opponents
+            )
         stats = self.backend.imitate(data)
         stats["pretrain/decisions"] = len(data["action"])
         # summary.json's wall_seconds counts the PPO iterations only; the warm start's time is here
@@ -366,7 +377,9 @@ class Run:
         cfg = dataclasses.replace(self.config.eval, games=games or self.config.eval.games)
         seed = self.seeds.evaluation(b.iteration)
         has_scripted = self.info.spec.scripted_policy is not None
-        entry = evaluation_entry(self.info, b.policy(), cfg, seed, has_scripted, b.iteration, b.decisions)
+        entry = evaluation_entry(
+            self.info, b.policy(), cfg, seed, has_scripted, b.iteration, b.decisions, b.workers()
+        )
         entry["seed"] = seed
         self.history.append(entry)
         return entry

@@ -11,7 +11,9 @@ The run around it (run directory, evaluations, checkpoints, logs, summary, Ctrl-
 
 from __future__ import annotations
 
+import copy
 import math
+import warnings
 from collections import deque
 
 import numpy as np
@@ -20,13 +22,15 @@ import torch
 from . import checkpoint as ckpt
 from .actors import NetActor, RandomActor, ScriptedActor
 from .config import TrainConfig
-from .games import final_outcomes
+from .device import fused_adam, resolve_device
 from .nets import PolicyNet
 from .pool import OpponentPool
 from .ppo import ppo_update
 from .pretrain import pretrain
 from .run import Backend, Interrupted, Run, Seeds, resume, run_game
 from .runner import Runner
+from .seating import Outcome, Seating
+from .workers import ParallelRunner
 
 __all__ = ["Interrupted", "Trainer", "iterations_for", "resume"]
 
@@ -52,29 +56,39 @@ class Trainer(Backend):
         torch.set_num_threads(config.threads)
         torch.manual_seed(seeds.network)
         p = config.ppo
-        # the policy and its optimizer
-        self.net = self._network()
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=p.lr, eps=1e-5, fused=True)
+        # the policy and its optimizer, on config.device; rollouts infer on a CPU copy (the same network
+        # on the CPU), synced after every update
+        self.device = resolve_device(config.device)
+        self.net = self._network().to(self.device)
+        self.acting = self.net if self.device.type == "cpu" else copy.deepcopy(self.net).cpu().eval()
+        self.optimizer = torch.optim.Adam(
+            self.net.parameters(), lr=p.lr, eps=1e-5, fused=fused_adam(self.device)
+        )
         self.rng = np.random.default_rng(seeds.minibatches)
         # who plays: the learner, and the opponents the pool draws for each new game
         self.pool = OpponentPool(config.opponents, info)
-        self.actors = {"learner": NetActor(self.net, name="learner"), "random": RandomActor()}
+        self.actors = {"learner": NetActor(self.acting, name="learner"), "random": RandomActor()}
         if info.spec.scripted_policy is not None:
             self.actors["scripted"] = ScriptedActor(info)
         # the scripted baseline as a teacher of the learner's own decisions (teacher.coef > 0)
         self.teacher = info.scripted(0) if config.teacher.coef > 0 else None
-        # the games: num_envs at once, every learner decision recorded
-        self.runner = Runner(
-            info,
-            p.num_envs,
-            np.random.default_rng(seeds.games),
-            self.actors,
-            self._assign,
-            self._on_episode,
-            record=True,
-            capacity=p.num_envs * p.rollout_steps,
-            reward_scale=p.reward_scale,
-        )
+        self.seating = Seating(info, self.pool, self.actors, self._network, self._record)
+        # the games: num_envs at once, every learner decision recorded; in this process, or spread over
+        # rollout workers that seat the same opponents from a replica of the pool
+        if config.workers > 1:
+            self.runner = ParallelRunner(config, info, self.acting, self.pool, self._record, seeds.games)
+        else:
+            self.runner = Runner(
+                info,
+                p.num_envs,
+                np.random.default_rng(seeds.games),
+                self.actors,
+                self.seating.assign,
+                self.seating.on_episode,
+                record=True,
+                capacity=p.num_envs * p.rollout_steps,
+                reward_scale=p.reward_scale,
+            )
         self.iteration = 0
         self.live: dict[str, deque] = {}  # opponent kind -> the learner's latest outcomes against it
         self.episode_returns: deque = deque(maxlen=LIVE)
@@ -107,12 +121,13 @@ class Trainer(Backend):
         # update: epochs of minibatch PPO on the batch
         self.net.train()
         stats = ppo_update(self.net, self.optimizer, batch, p, self.rng, teacher_coef)
+        self._sync_acting()
         if self.teacher is not None:
             stats["teacher/coef"] = teacher_coef
         self.iteration += 1
         if self.iteration % self.config.opponents.snapshot_every == 0:
-            self.pool.add_snapshot(self.net)
-            self._prune_snapshots()
+            self.pool.add_snapshot(self.acting)
+            self.seating.prune(self.runner.keys)
         # log: the update's losses, then how the games went
         return stats | self._game_stats()
 
@@ -153,56 +168,50 @@ class Trainer(Backend):
         return stats
 
     def policy(self) -> PolicyNet:
-        return self.net
+        """The current policy, on the CPU (what rollouts and evaluations play, and checkpoints keep)."""
+        return self.acting
+
+    def _sync_acting(self) -> None:
+        """The CPU copy that plays the rollouts takes the updated weights (no-op when training on the CPU)."""
+        if self.acting is not self.net:
+            self.acting.load_state_dict(self.net.state_dict())
+
+    def workers(self):
+        """The rollout workers, which also play the evaluations and the warm start (None: this process)."""
+        return self.runner.start() if isinstance(self.runner, ParallelRunner) else None
+
+    def close(self) -> None:
+        if isinstance(self.runner, ParallelRunner):
+            self.runner.close()
 
     def imitate(self, data: dict) -> dict:
         self.net.train()
         c = self.config
-        return pretrain(self.net, data, c.pretrain, c.ppo.reward_scale, self.rng, self.info.state_seen_by)
+        stats = pretrain(self.net, data, c.pretrain, c.ppo.reward_scale, self.rng, self.info.state_seen_by)
+        self._sync_acting()
+        return stats
 
     def summary(self) -> dict:
         return {"episodes": self.episodes}
 
-    # ----- who plays the other seats ----------------------------------------------------------
-    def _assign(self, slot, rng, game):
-        info = self.info
-        key = self.pool.sample(rng)
-        teams = info.teams_of(game)
-        if info.cooperative or key == "self":
-            return ["learner"] * info.num_players, ("self", -1, teams)
-        if isinstance(key, tuple) and key not in self.actors:
-            self._seat_snapshot(key, self.pool.snapshots[key[1]])
-        ids = sorted(set(teams))
-        team = ids[int(rng.integers(len(ids)))]
-        return ["learner" if t == team else key for t in teams], (key, team, teams)
-
-    def _seat_snapshot(self, key, weights: dict) -> None:
-        net = self._network()
-        net.load_state_dict(weights)
-        self.actors[key] = NetActor(net, name=f"snapshot{key[1]}")
-
-    def _on_episode(self, slot, meta, game):
-        key, team, teams = meta
-        ret = np.asarray(game.returns(), float)
+    # ----- what each finished game tells the run ----------------------------------------------
+    def _record(self, outcome: Outcome) -> None:
+        """A finished game (from this process's games or a worker's) into the pool's PFSP statistics and
+        the live win rates."""
+        ret = np.asarray(outcome.returns, float)
+        key, team, teams, results = outcome.key, outcome.team, outcome.teams, outcome.results
         self.episodes += 1
-        self.episode_truncated.append(int(game.is_truncated()))
-        outcomes = final_outcomes(game, teams)  # a truncated game is a draw, not a loss
+        self.episode_truncated.append(int(outcome.truncated))
         if self.info.cooperative:
-            self.live.setdefault("team", deque(maxlen=LIVE)).append(outcomes[teams[0]])
+            self.live.setdefault("team", deque(maxlen=LIVE)).append(results[teams[0]])
             self.episode_returns.append(float(ret.mean()))
             return
         if key == "self":
             return
-        self.pool.record(key, float(outcomes[team]))
+        self.pool.record(key, float(results[team]))
         kind = "snapshot" if isinstance(key, tuple) else key
-        self.live.setdefault(kind, deque(maxlen=LIVE)).append(outcomes[team])
+        self.live.setdefault(kind, deque(maxlen=LIVE)).append(results[team])
         self.episode_returns.append(float(ret[np.asarray(teams) == team].mean()))
-
-    def _prune_snapshots(self) -> None:
-        in_use = {k for keys in self.runner.keys for k in keys}
-        for key in [k for k in self.actors if isinstance(k, tuple)]:
-            if key[1] not in self.pool.snapshots and key not in in_use:
-                del self.actors[key]
 
     # ----- what a checkpoint keeps -------------------------------------------------------------
     def state_dict(self) -> dict:
@@ -217,17 +226,14 @@ class Trainer(Backend):
             "episode_truncated": list(self.episode_truncated),
             "episodes": self.episodes,
             # snapshots already dropped from the pool but still seated in games in progress
-            "seated_snapshots": {
-                k[1]: a.net.state_dict()
-                for k, a in self.actors.items()
-                if isinstance(k, tuple) and k[1] not in self.pool.snapshots
-            },
+            "seated_snapshots": self.seating.seated_snapshots(),
         }
         state["runner"] = self.runner.state_dict()  # the games in progress as seeds and moves
         return state
 
     def load(self, data: dict, state: dict) -> None:
         self.net.load_state_dict(ckpt.net_from(data, self.config.net).state_dict())
+        self._sync_acting()
         self.optimizer.load_state_dict(state["optimizer"])
         self.rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"])
@@ -237,12 +243,18 @@ class Trainer(Backend):
         self.episode_returns = deque(state["episode_returns"], maxlen=LIVE)
         self.episode_truncated = deque(state.get("episode_truncated", []), maxlen=LIVE)
         self.episodes = state["episodes"]
+        played_by = len(state["runner"].get("workers", [None]))
+        if played_by != self.config.workers:  # the games in progress cannot move between workers
+            warnings.warn(
+                f"the checkpoint's games in progress were played by {played_by} worker(s), this resume has "
+                f"workers={self.config.workers}: it goes on with fresh games (the same weights, optimizer and "
+                "pool; not bit for bit the run the first worker count would have made)",
+                stacklevel=2,
+            )
+            self.runner.decisions = data["decisions"]
+            return
         self.runner.load_state_dict(state["runner"])
-        seated = state.get("seated_snapshots", {})
-        for keys in self.runner.keys:
-            for key in keys:
-                if isinstance(key, tuple) and key not in self.actors:
-                    self._seat_snapshot(key, self.pool.snapshots.get(key[1], seated.get(key[1])))
+        self.seating.reseat(self.runner.keys, state.get("seated_snapshots", {}))
 
 
 def iterations_for(config: TrainConfig) -> int:

@@ -10,7 +10,8 @@ default (safe wherever torch's thread pools are already running, and the same on
 thread count set before the hosted object's module is imported: one worker, one core. An exception in a
 worker comes back as a WorkerError carrying the worker's traceback; a worker that dies (killed, out of
 memory) is a WorkerError too, never a hang. What travels is pickled by this package's own processes;
-nothing read from a file is unpickled here.
+nothing read from a file is unpickled here. Messages are plain pickles of values (torch tensors by
+value too, never torch's shared-memory handles), so a worker owns what it receives.
 """
 
 from __future__ import annotations
@@ -37,23 +38,31 @@ def serve(conn, payload: bytes, threads: int) -> None:
         factory, args = pickle.loads(payload)  # (this package's own bytes, sent by the parent)
         hosted = factory(*args)
         limit_torch_threads(threads)
-        conn.send(("ok", None))
+        put(conn, ("ok", None))
     except BaseException:
-        conn.send(("error", traceback.format_exc()))
+        put(conn, ("error", traceback.format_exc()))
         return
     while True:
         try:
-            method, args = conn.recv()
-        except (EOFError, KeyboardInterrupt):  # the parent is gone, or Ctrl-C reached the whole group
+            method, args = get(conn)
+        except (EOFError, OSError, KeyboardInterrupt):  # the parent is gone, or Ctrl-C reached the group
             return
         if method is None:
             return
         try:
-            conn.send(("ok", getattr(hosted, method)(*args)))
+            put(conn, ("ok", getattr(hosted, method)(*args)))
         except KeyboardInterrupt:
             return
         except BaseException:
-            conn.send(("error", traceback.format_exc()))
+            put(conn, ("error", traceback.format_exc()))
+
+
+def put(conn, message) -> None:
+    conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def get(conn):
+    return pickle.loads(conn.recv_bytes())
 
 
 def limit_torch_threads(threads: int) -> None:
@@ -108,13 +117,13 @@ class Workers:
     def send(self, w: int, method: str, *args) -> None:
         """Start `method(*args)` on worker w's object; `receive(w)` returns its result."""
         try:
-            self.conns[w].send((method, args))
+            put(self.conns[w], (method, args))
         except (BrokenPipeError, OSError):
             raise WorkerError(self._death(w)) from None
 
     def receive(self, w: int) -> Any:
         try:
-            status, value = self.conns[w].recv()
+            status, value = get(self.conns[w])
         except (EOFError, OSError):
             raise WorkerError(self._death(w)) from None
         if status == "error":
@@ -146,7 +155,7 @@ class Workers:
         """Stop every worker (politely, then by force) and free its pipe."""
         for conn in self.conns:
             try:
-                conn.send((None, ()))
+                put(conn, (None, ()))
             except (BrokenPipeError, OSError):
                 pass
         for process in self.processes:
