@@ -339,12 +339,17 @@ def play_in_terminal(args, info, agent_move) -> int:
 
 
 def cmd_export(args) -> int:
-    from .policy import export_policy, load_policy
+    from .policy import export_format, export_policy, load_policy
 
+    format = export_format(args.output, args.format)
     policy = load_policy(args.checkpoint)
-    out = export_policy(policy, args.output)
+    out = export_policy(policy, args.output, format)
     kind = f"GRU, hidden_size={policy.net.hidden_size}" if policy.recurrent else policy.net.kind
-    print(f"wrote {out}: {policy.game} ({kind}); load it with torch.jit.load({str(out)!r})")
+    if format == "export":
+        how = f"torch.export.load({str(out)!r}, extra_files={{'policy.json': ''}}).module()"
+    else:
+        how = f"torch.jit.load({str(out)!r})"
+    print(f"wrote {out}: {policy.game} ({kind}); load it with {how}")
     return 0
 
 
@@ -478,11 +483,20 @@ def build_parser() -> argparse.ArgumentParser:
     x = command(
         sub,
         "export",
-        "write a policy as TorchScript, for torch.jit.load without this package",
+        "write a policy for torch alone (a torch.export program or TorchScript), without this package",
         description=EXPORT_HELP,
     )
     x.add_argument("checkpoint", help="a run directory (its latest checkpoint) or a checkpoint file")
-    x.add_argument("output", help="the TorchScript file to write, e.g. policy.pt")
+    x.add_argument(
+        "output", help="the file to write: policy.pt2 (a torch.export program) or policy.pt (TorchScript)"
+    )
+    x.add_argument(
+        "--format",
+        choices=("export", "torchscript"),
+        default=None,
+        help="export: a torch.export program (torch.export.load); torchscript: torch.jit.load, deprecated "
+        "by torch 2.13 (default: from the output's suffix, .pt2 a program, anything else TorchScript)",
+    )
     x.set_defaults(func=cmd_export)
     return parser
 
@@ -516,16 +530,28 @@ def agent_options(parser: argparse.ArgumentParser, threads: bool = True) -> None
     )
 
 
-EXPORT_HELP = """Write the policy of a run or checkpoint as a TorchScript module; load it with torch alone:
+EXPORT_HELP = """Write the policy of a run or checkpoint for torch alone, in one of two formats; the output's
+suffix picks it (.pt2 a torch.export program, anything else TorchScript), or --format.
 
-    net = torch.jit.load("policy.pt")
-    logits, hidden = net(observation, action_mask, hidden)   # hidden: None at the start of a game
-    action = int(logits.argmax(-1))                          # greedy; or sample from the logits
+A torch.export program (policy.pt2; TorchScript's successor, as torch 2.13 deprecates torch.jit.load):
 
-observation: float [obs_dim] or [batch, obs_dim]; action_mask: bool or 0/1, [num_actions] or
-[batch, num_actions]; logits: masked (illegal actions at -1e9); hidden: the recurrent state to pass
-back at the same seat's next decision (GRU networks; an empty tensor for MLPs). Attributes: obs_dim,
-num_actions, recurrent, hidden_size, game, game_config (JSON)."""
+    extra = {"policy.json": ""}                         # filled with the policy's metadata (JSON)
+    net = torch.export.load("policy.pt2", extra_files=extra).module()
+    meta = json.loads(extra["policy.json"])
+    hidden = torch.zeros(batch, meta["hidden_size"])   # at the start of a game
+    logits, hidden = net(observation, action_mask, hidden)
+    action = logits.argmax(-1)                          # greedy; or sample from the logits
+
+observation: float32 [batch, obs_dim]; action_mask: bool [batch, num_actions]; hidden: float32
+[batch, hidden_size] (hidden_size 0 for networks without memory), passed back at the same seat's next
+decision; logits: masked (illegal actions at -1e9). Any batch size; a single decision is a batch of 1.
+
+TorchScript (policy.pt): net = torch.jit.load("policy.pt"), called the same way; it also takes a single
+decision ([obs_dim], [num_actions]), a 0/1 number mask and hidden=None at the start of a game.
+
+Metadata: obs_dim, num_actions, recurrent, hidden_size, game, game_config (the program's policy.json;
+TorchScript's attributes, game_config a JSON string). A model file is a program: torch.export.load
+unpickles parts of it, which can run code from it; load only files you trust."""
 
 
 def main(argv: list[str] | None = None) -> int:

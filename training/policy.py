@@ -1,5 +1,6 @@
 """A trained policy outside the trainer: `load_policy(path)` gives a plain callable
-`policy(observation, action_mask) -> int`, and `export_policy` writes it as TorchScript for torch alone.
+`policy(observation, action_mask) -> int`, and `export_policy` writes it for torch alone, as a
+torch.export program (.pt2) or as TorchScript.
 
 The policy protocol (the same one the Gymnasium env's `opponents=` and `match()` use): any callable
 `policy(observation, action_mask) -> int`; optional hooks `reset()` (called when a game starts) and
@@ -129,19 +130,21 @@ def load_policy(path: str | Path, greedy: bool = True, seed: int | None = None) 
     return Policy(net, greedy=greedy, seed=seed, meta=meta)
 
 
-class ScriptedPolicy(nn.Module):
-    """A trained policy for torch alone (`torch.jit.load`), observation -> masked logits.
+class ExportedPolicy(nn.Module):
+    """A trained policy for torch alone, observation -> masked logits, as both export formats run it.
 
-    forward(observation, action_mask, hidden=None) -> (logits, hidden)
-      observation: float tensor [obs_dim] or [batch, obs_dim] (the env's flat observation vector)
-      action_mask: [num_actions] or [batch, num_actions], bool or 0/1 numbers (legal actions)
-      hidden:      the recurrent state from the previous call of the same seat, [batch, hidden_size]
-                   (or [hidden_size]); None (or omitted) at the start of a game
-      logits:      float [.., num_actions], illegal actions at -1e9; the greedy action is
+    forward(observation, action_mask, hidden) -> (logits, hidden)
+      observation: float32 [batch, obs_dim] (the env's flat observation vector)
+      action_mask: bool [batch, num_actions] (legal actions)
+      hidden:      the recurrent state from the previous call of the same seat, float32
+                   [batch, hidden_size]; zeros at the start of a game (hidden_size is 0 for networks
+                   without memory: torch.zeros(batch, 0))
+      logits:      float32 [batch, num_actions], illegal actions at -1e9; the greedy action is
                    logits.argmax(-1), sampling is torch.distributions.Categorical(logits=logits)
-      hidden:      the new recurrent state to pass back next time (an empty [.., 0] tensor for
-                   networks without memory: `recurrent` is False, `hidden_size` 0)
-    Attributes: obs_dim, num_actions, recurrent, hidden_size, game, game_config (a JSON string).
+      hidden:      the new recurrent state to pass back next time (empty, [batch, 0], without memory)
+    TorchScript also takes a single decision ([obs_dim], [num_actions], [hidden_size]), a 0/1 number
+    mask and hidden=None (zeros); a torch.export program takes exactly the forms above, any batch size.
+    Metadata: obs_dim, num_actions, recurrent, hidden_size, game, game_config (see `metadata`).
     """
 
     # TorchScript compiles only the branch it takes
@@ -167,6 +170,17 @@ class ScriptedPolicy(nn.Module):
         self.game_config: str = json.dumps(game_config or {}, sort_keys=True)
         for p in self.parameters():
             p.requires_grad_(False)
+
+    def metadata(self) -> dict:
+        """What a user needs besides the weights (a .pt2 program carries it as its policy.json)."""
+        return {
+            "obs_dim": self.obs_dim,
+            "num_actions": self.num_actions,
+            "recurrent": self.recurrent,
+            "hidden_size": self.hidden_size,
+            "game": self.game,
+            "game_config": json.loads(self.game_config),
+        }
 
     def forward(
         self, observation: torch.Tensor, action_mask: torch.Tensor, hidden: torch.Tensor | None = None
@@ -199,19 +213,57 @@ class ScriptedPolicy(nn.Module):
         return logits, new_hidden
 
 
-def export_policy(source: str | Path | Policy, out: str | Path) -> Path:
-    """Write the policy of a run directory, checkpoint or Policy as TorchScript (see ScriptedPolicy);
-    load it with `torch.jit.load(out)`, nothing of this package needed."""
+EXPORT_FORMATS = ("export", "torchscript")
+METADATA_FILE = "policy.json"  # inside a .pt2 program: torch.export.load(path, extra_files={...})
+
+
+def export_format(out: str | Path, format: str | None = None) -> str:
+    """The format asked for, or the one the file's suffix names: .pt2 a torch.export program, anything
+    else TorchScript."""
+    if format is None:
+        return "export" if Path(out).suffix == ".pt2" else "torchscript"
+    if format not in EXPORT_FORMATS:
+        raise ValueError(f"export format must be one of {', '.join(EXPORT_FORMATS)}; got {format!r}")
+    return format
+
+
+def export_policy(source: str | Path | Policy, out: str | Path, format: str | None = None) -> Path:
+    """Write the policy of a run directory, checkpoint or Policy for torch alone (see ExportedPolicy).
+
+    format "export": a torch.export program, loaded with
+    `torch.export.load(out, extra_files={"policy.json": ""}).module()` (the metadata as JSON in that
+    dict); "torchscript": loaded with `torch.jit.load(out)` (the metadata as attributes; deprecated by
+    torch 2.13). None: from the suffix, .pt2 the program, anything else TorchScript."""
+    format = export_format(out, format)
     policy = source if isinstance(source, Policy) else load_policy(source)
+    module = ExportedPolicy(policy.net, policy.game, policy.game_config)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():
-        # torch 2.13 deprecates TorchScript for torch.export, but it is still the one format that
-        # torch.jit.load alone runs, with an optional recurrent state, on any batch size
-        warnings.simplefilter("ignore", DeprecationWarning)
-        module = torch.jit.script(ScriptedPolicy(policy.net, policy.game, policy.game_config))
-        torch.jit.save(module, str(out))
+    if format == "export":
+        save_program(module, out)
+    else:
+        save_torchscript(module, out)
     return out
+
+
+def save_program(module: ExportedPolicy, out: Path) -> None:
+    """A torch.export program of `module` for any batch size, its metadata beside it as policy.json."""
+    batch = torch.export.Dim("batch")
+    # an example batch of 2: a batch of 1 would fix the size at 1
+    example = (
+        torch.zeros(2, module.obs_dim),
+        torch.ones(2, module.num_actions, dtype=torch.bool),
+        torch.zeros(2, module.hidden_size),
+    )
+    program = torch.export.export(module, example, dynamic_shapes=({0: batch}, {0: batch}, {0: batch}))
+    torch.export.save(program, out, extra_files={METADATA_FILE: json.dumps(module.metadata())})
+
+
+def save_torchscript(module: ExportedPolicy, out: Path) -> None:
+    with warnings.catch_warnings():
+        # torch 2.13 deprecates TorchScript for torch.export; this format stays for the users who load it
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.jit.save(torch.jit.script(module), str(out))
 
 
 class CallableActor(ScriptedActor):

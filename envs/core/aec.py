@@ -146,8 +146,11 @@ class TabletopEnv(BaseWrapper):
     """`env()`: the raw env plus order enforcement and illegal-action handling, in one thin layer.
 
     illegal_action="raise" (default) raises IllegalActionError and leaves the game as it was;
-    "penalize" ends the game: the offender gets `illegal_reward`, every other agent 0 (as
-    PettingZoo's TerminateIllegalWrapper does).
+    "penalize" ends the game when the agent to move plays an in-space action the rules forbid now: the
+    offender gets `illegal_reward`, every other agent 0 (as PettingZoo's TerminateIllegalWrapper does).
+    An action outside the space (anything `action_space.contains()` refuses: None for a live agent, a
+    string, a float, an out-of-range number) raises IllegalActionError in both modes and changes nothing.
+    An agent that is done is stepped with None, as PettingZoo expects.
     """
 
     def __init__(self, env: TabletopAECEnv, illegal_action: str = "raise", illegal_reward: float = -1.0):
@@ -223,7 +226,9 @@ class TabletopEnv(BaseWrapper):
         try:
             env.step(action)
         except IllegalActionError:
-            if self.illegal_action == "raise":
+            # only a move the space contains is one the rules may forbid: anything else is a caller's
+            # error in every mode, as in the Gymnasium face
+            if self.illegal_action == "raise" or not env.action_space(agent).contains(action):
                 raise
             self._end_with_penalty(agent)
 

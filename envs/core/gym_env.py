@@ -11,7 +11,6 @@ from gymnasium import spaces
 
 from .config import build_config
 from .errors import IllegalActionError, OrderError
-from .game import as_action
 from .registry import GameSpec
 from .render import show
 from .search import reads_game, unguided_search
@@ -167,12 +166,10 @@ class SingleSeatEnv(gymnasium.Env):
         game = self.game
         if self._over() or self._ended_by_illegal:
             raise IllegalActionError("the episode is over; call reset()")
-        action = as_action(action)
-        in_space = isinstance(action, int) and 0 <= action < game.num_actions
         try:
             game.apply_action(action, player=self.seat)
         except IllegalActionError:
-            if self.illegal_action == "raise" or not in_space:
+            if self.illegal_action == "raise" or not self.action_space.contains(action):
                 raise
             self._ended_by_illegal = True
             info = {**self._info(), "illegal_action": True}

@@ -21,6 +21,7 @@ import hashlib
 import html
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -286,7 +287,16 @@ def replay_page(data: dict, pictures: dict[str, bytes]) -> str:
         pictures={k: "data:image/png;base64," + base64.b64encode(v).decode() for k, v in pictures.items()},
     )
     text = json.dumps(payload, separators=(",", ":")).replace("<", "\\u003c")  # cannot end the <script>
-    return PAGE.replace("{{title}}", html.escape(data["title"])).replace("{{data}}", text)
+    return fill_page({"title": html.escape(data["title"]), "data": text})
+
+
+def fill_page(values: dict[str, str]) -> str:
+    """PAGE with each {{name}} replaced by values[name] in one pass over PAGE alone: what goes in (a run
+    named "{{data}}", a player's name) is never read again as a placeholder."""
+    return PLACEHOLDER.sub(lambda m: values[m.group(1)], PAGE)
+
+
+PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
 PAGE = """<!DOCTYPE html>

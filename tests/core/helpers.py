@@ -21,6 +21,19 @@ def snapshot(game) -> tuple:
     )
 
 
+def env_snapshot(env) -> tuple:
+    """Everything an AEC env shows (its game, whose turn, rewards, done flags, infos), to prove a
+    step changed nothing."""
+    flags = (env.rewards, env._cumulative_rewards, env.terminations, env.truncations)
+    return (
+        snapshot(env.unwrapped.game),
+        env.agent_selection,
+        tuple(env.agents),
+        tuple(tuple(sorted(d.items())) for d in flags),
+        repr(sorted(env.infos.items())),
+    )
+
+
 def random_playthrough(game, rng, on_state=None, max_steps=100_000):
     """Play uniformly random legal actions to the end, calling on_state(game) before each action."""
     steps = 0

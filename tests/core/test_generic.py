@@ -12,7 +12,7 @@ from pettingzoo.test import api_test, seed_test
 
 from envs.core import ActionGroup, ConfigError, IllegalActionError, OrderError, golden
 
-from .helpers import random_playthrough, snapshot
+from .helpers import env_snapshot, random_playthrough, snapshot
 
 RANDOM_GAMES = 200
 
@@ -187,6 +187,15 @@ def test_env_rejects_illegal_and_out_of_order_calls(case):
         penalized.step(int(illegal[0]))
         assert penalized.terminations[offender] and penalized.rewards[offender] == -1.0
         assert all(penalized.rewards[a] == 0 for a in penalized.agents if a != offender)
+        # every agent is then done, and is stepped with None (PettingZoo's way), nothing else
+        while penalized.agents:
+            agent = penalized.agent_selection
+            assert penalized.terminations[agent]
+            with pytest.raises(OrderError, match="None"):
+                penalized.step(0)
+            penalized.step(None)
+        with pytest.raises(OrderError, match="reset"):
+            penalized.step(None)
 
 
 def test_rewards_add_up_to_the_returns(case):
@@ -395,11 +404,13 @@ def test_truncation_at_the_declared_limit(case):
     assert not gym_env.unwrapped.action_masks().any()
 
 
-def test_every_action_the_space_contains_is_accepted(case):
+@pytest.mark.parametrize("illegal_action", ["raise", "penalize"])
+def test_every_action_the_space_contains_is_accepted(case, illegal_action):
     """Whatever action_space.contains() accepts, step() accepts (numpy integers, 0-d arrays);
-    anything else is a clear IllegalActionError that changes nothing."""
+    anything else is a clear IllegalActionError that changes nothing, in either illegal-action mode
+    (a penalty is for a move the rules forbid, not for something that is no move at all)."""
     spec, face, cfg = case
-    env = face.env(**cfg)
+    env = face.env(illegal_action=illegal_action, **cfg)
     env.reset(seed=8)
     agent = env.agent_selection
     space = env.action_space(agent)
@@ -410,14 +421,15 @@ def test_every_action_the_space_contains_is_accepted(case):
         np.int32(action),
         np.uint8(action) if action < 256 else np.uint16(action),
     ]
-    forms += [np.array(action), np.array(action, dtype=np.int16), 1.0 * action, str(action), None]
-    forms += [np.array([action]), np.float32(action), np.bool_(action == 1)]
+    forms += [np.array(action), np.array(action, dtype=np.int16), 1.0 * action, str(action), None, "pass"]
+    forms += [np.array([action]), np.array([action, action]), np.float32(action), np.bool_(action == 1)]
+    forms += [-1, space.n, np.int64(space.n), np.array(-1), float("nan"), [action], (action,)]
     if action in (0, 1):
         forms.append(bool(action))
     reference = None
     for form in forms:
         env.reset(seed=8)
-        before = snapshot(env.unwrapped.game)
+        before = env_snapshot(env)
         if space.contains(form):
             env.step(form)
             after = snapshot(env.unwrapped.game)
@@ -426,11 +438,17 @@ def test_every_action_the_space_contains_is_accepted(case):
         else:
             with pytest.raises(IllegalActionError):
                 env.step(form)
-            assert snapshot(env.unwrapped.game) == before
-    gym_env = gymnasium.make(spec.gym_id, **cfg)
+            assert env_snapshot(env) == before, f"step({form!r}) changed the env"
+    gym_env = gymnasium.make(spec.gym_id, illegal_action=illegal_action, **cfg)
     obs, info = gym_env.reset(seed=8)
+    before = snapshot(gym_env.unwrapped.game)
+    for form in forms:
+        if not space.contains(form):
+            with pytest.raises(IllegalActionError):
+                gym_env.step(form)
+    assert snapshot(gym_env.unwrapped.game) == before
     legal = int(np.flatnonzero(info["action_mask"])[0])
-    gym_env.step(np.array(legal))  # what sb3's model.predict returns
+    gym_env.step(np.array(legal))  # what sb3's model.predict returns; the episode still runs
     assert gym_env.unwrapped.game.num_decisions >= 1
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import copy as copy_module
 import fcntl
 import hashlib
+import html
 import io
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -101,6 +103,25 @@ def test_recording_hears_every_legal_move_and_replays_it(tmp_path):
     # on disk are the ones the index names
     names = {f for s in data["steps"] for f in s["pictures"]}
     assert len(names) == 9 and sorted(names) == sorted(p.name for p in page.with_suffix("").glob("*.png"))
+
+
+@pytest.mark.parametrize(
+    "text", ["{{data}}", "{{title}}", "<b>{{title}}</b> & {{data}}{{data}}", "{{ data }}"]
+)
+def test_no_title_or_name_is_read_as_a_placeholder_of_the_page(tmp_path, text):
+    """A run or player named like the page's placeholders ({{title}}, {{data}}) stays that text: the
+    page's title is the escaped text, its data block appears once and reads back the names."""
+    game = ToyNim(rng=np.random.default_rng(3))
+    names = [text, "{{title}}" + text]
+    recording = GameRecording(game, names=names)
+    game.apply_action(2)
+    page = write_replay(recording, tmp_path / "nim", title=text).read_text()
+    assert re.findall("<title>(.*?)</title>", page, re.S) == ["Replay: " + html.escape(text)]
+    blocks = re.findall(r'<script type="application/json" id="replay-data">(.*?)</script>', page, re.S)
+    assert len(blocks) == 1 and page.count('id="replay-data"') == 1
+    shown = json.loads(blocks[0])
+    assert shown["title"] == text
+    assert shown["players"] == [f"Player {p} ({name})" for p, name in enumerate(names)]
 
 
 def test_replay_refuses_a_game_whose_moves_do_not_replay(tmp_path):
