@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import time
 
 import numpy as np
 import torch
@@ -122,6 +123,7 @@ class RolloutWorker(GameWorker):
 
     def collect(self, update: dict, steps: int, gamma: float, lam: float) -> dict:
         """One iteration's rollout of this worker's games, after syncing the weights."""
+        began = time.perf_counter()
         self.sync(update)
         self.outcomes.clear()
         batch = self.runner.collect(steps, gamma, lam)
@@ -130,6 +132,7 @@ class RolloutWorker(GameWorker):
             "outcomes": list(self.outcomes),
             "decisions": self.runner.decisions,
             "all_decisions": self.runner.all_decisions,
+            "seconds": time.perf_counter() - began,  # this worker's own time (benchmarks/workers.py)
         }
 
     def state_dict(self) -> dict:
@@ -152,6 +155,7 @@ class ParallelRunner:
         self.num_envs = config.ppo.num_envs
         self.keys: list = []  # the trainer's process seats no games itself
         self.decisions = self.all_decisions = 0
+        self.worker_seconds: list[float] = []  # each worker's own time in the last rollout
         self.workers: Workers | None = None
         self._args = [(config.to_dict(), w, count, len(self.slots[w]), games_seed) for w in range(count)]
         self._sent: set = set()  # snapshot ids every worker holds
@@ -197,6 +201,7 @@ class ParallelRunner:
                 self.report(outcome)
         self.decisions = sum(r["decisions"] for r in replies)
         self.all_decisions = sum(r["all_decisions"] for r in replies)
+        self.worker_seconds = [r["seconds"] for r in replies]
         return merge_batches(
             [r["batch"] for r in replies], [s.start for s in self.slots], self.info.num_players
         )

@@ -1,0 +1,194 @@
+"""Rollout workers: how the native trainer's speed grows with `workers`, and what each decision costs.
+
+    python -m benchmarks.workers [--configs exposed expressions] [--workers 1 2] [--iterations 3] [--repeats 3]
+
+For each shipped default config (configs/<name>.yaml; its warm start and evaluations off, so only PPO
+iterations are timed) and each worker count, after one iteration of warm-up: the rollout rate
+(decisions collected per second, learner decisions - what total_steps counts - and every seat's), the
+whole iteration's rate (rollout + update), and the resident memory of the trainer's process and of each
+worker. Worker counts are interleaved and each figure is the median of `repeats` fresh runs.
+
+The per-decision costs come from the runs at one worker (everything in one process): `inference` is
+the time in the networks' forward passes, `engine` the rest of the rollout (the games, observations,
+masks, scripted and random players, bookkeeping), both per decision of any seat; `update` is the PPO
+update per learner decision. At two workers, `transport` is the rollout's wall time beyond the slowest
+worker's own time (the weights sent, the batches back, the merge), per learner decision.
+
+From them, the predicted iteration rate on N cores with N workers (each worker a core, the update on one
+thread of the trainer's process):
+    learner decisions per second = 1 / (rollout_1 / (N * efficiency_2) + transport + update)
+with rollout_1 the seconds per learner decision at one worker and efficiency_2 the measured rollout
+speed-up at two workers over 2. Prints, does not assert.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+CONFIGS = ("exposed", "exposed-4p", "expressions", "artifacts", "exposaurus")
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process, MB (Linux /proc)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def timed_inference():
+    """Patch NetActor.act to add up the time of its forward passes; returns the counter (a list)."""
+    from training.actors import NetActor
+
+    spent = [0.0]
+    original = NetActor.act
+
+    def act(self, *args, **kwargs):
+        begin = time.perf_counter()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - begin
+
+    NetActor.act = act
+    return spent, lambda: setattr(NetActor, "act", original)
+
+
+def one_run(name: str, workers: int, iterations: int, seed: int) -> dict:
+    from training.cli import default_config
+    from training.config import load_config
+    from training.ppo import ppo_update
+    from training.trainer import Trainer
+
+    with tempfile.TemporaryDirectory() as folder:
+        overrides = [
+            f"workers={workers}",
+            "pretrain.games=0",
+            "eval.every=0",
+            "checkpoint_every=0",
+            "progress=false",
+            f"seed={seed}",
+            f"run_dir={folder}/run",
+        ]
+        trainer = Trainer(load_config(default_config(name), overrides), log=False)
+        p = trainer.config.ppo
+        runner = trainer.runner
+        spent, restore = timed_inference() if workers == 1 else ([0.0], lambda: None)
+        try:
+            out = {
+                "rollout_s": 0.0,
+                "update_s": 0.0,
+                "learner": 0,
+                "all": 0,
+                "inference_s": 0.0,
+                "transport_s": 0.0,
+            }
+            for i in range(iterations + 1):  # the first is warm-up (workers start, caches fill)
+                before, before_all, inference = runner.decisions, runner.all_decisions, spent[0]
+                began = time.perf_counter()
+                batch = runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)
+                rolled = time.perf_counter() - began
+                trainer.net.train()
+                ppo_update(trainer.net, trainer.optimizer, batch, p, trainer.rng)
+                trainer._sync_acting()
+                trainer.net.eval()
+                updated = time.perf_counter() - began - rolled
+                if i == 0:
+                    continue
+                out["rollout_s"] += rolled
+                out["update_s"] += updated
+                out["learner"] += runner.decisions - before
+                out["all"] += runner.all_decisions - before_all
+                out["inference_s"] += spent[0] - inference
+                if workers > 1:
+                    out["transport_s"] += rolled - max(runner.worker_seconds)
+            out["rss_main_mb"] = rss_mb(os.getpid())
+            if workers > 1:
+                out["rss_workers_mb"] = [rss_mb(proc.pid) for proc in runner.workers.processes]
+        finally:
+            restore()
+            trainer.close()
+    return out
+
+
+def summarize(runs: list[dict]) -> dict:
+    med = {k: statistics.median(r[k] for r in runs) for k in runs[0] if not isinstance(runs[0][k], list)}
+    rates = [r["learner"] / r["rollout_s"] for r in runs]
+    all_rates = [r["all"] / r["rollout_s"] for r in runs]
+    iteration = [r["learner"] / (r["rollout_s"] + r["update_s"]) for r in runs]
+    out = {
+        "rollout_learner_per_s": round(statistics.median(rates)),
+        "rollout_all_per_s": round(statistics.median(all_rates)),
+        "iteration_learner_per_s": round(statistics.median(iteration)),
+        "update_us_per_learner_decision": round(1e6 * med["update_s"] / med["learner"], 1),
+        "rss_main_mb": round(med["rss_main_mb"]),
+    }
+    if med["inference_s"]:
+        out["inference_us_per_decision"] = round(1e6 * med["inference_s"] / med["all"], 1)
+        out["engine_us_per_decision"] = round(1e6 * (med["rollout_s"] - med["inference_s"]) / med["all"], 1)
+    if "rss_workers_mb" in runs[0]:
+        out["transport_us_per_learner_decision"] = round(1e6 * med["transport_s"] / med["learner"], 1)
+        out["rss_workers_mb"] = [
+            round(statistics.median(r["rss_workers_mb"][w] for r in runs))
+            for w in range(len(runs[0]["rss_workers_mb"]))
+        ]
+    out["_seconds_per_learner"] = med["rollout_s"] / med["learner"]
+    out["_update_per_learner"] = med["update_s"] / med["learner"]
+    out["_transport_per_learner"] = med["transport_s"] / med["learner"]
+    return out
+
+
+def predict(one: dict, two: dict, cores: int) -> int:
+    """Iteration rate (learner decisions/s) on `cores` cores with as many workers (see the docstring)."""
+    efficiency = two["rollout_learner_per_s"] / (2 * one["rollout_learner_per_s"])
+    per = (
+        one["_seconds_per_learner"] / (cores * efficiency)
+        + two["_transport_per_learner"]
+        + one["_update_per_learner"]
+    )
+    return round(1 / per)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--configs", nargs="+", default=list(CONFIGS))
+    parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
+    parser.add_argument("--iterations", type=int, default=3, help="timed iterations per run")
+    parser.add_argument("--repeats", type=int, default=3, help="fresh runs per figure (median)")
+    args = parser.parse_args()
+    results = {}
+    for name in args.configs:
+        runs = {w: [] for w in args.workers}
+        for repeat in range(args.repeats):  # interleaved: every worker count once per round
+            for w in args.workers:
+                runs[w].append(one_run(name, w, args.iterations, seed=repeat))
+        table = {w: summarize(r) for w, r in runs.items()}
+        row = {
+            f"workers={w}": {k: v for k, v in t.items() if not k.startswith("_")} for w, t in table.items()
+        }
+        if 1 in table and 2 in table:
+            row["rollout_speedup_2_vs_1"] = round(
+                table[2]["rollout_learner_per_s"] / table[1]["rollout_learner_per_s"], 2
+            )
+            row["iteration_speedup_2_vs_1"] = round(
+                table[2]["iteration_learner_per_s"] / table[1]["iteration_learner_per_s"], 2
+            )
+            row["predicted_iteration_learner_per_s"] = {
+                n: predict(table[1], table[2], n) for n in (8, 16, 64)
+            }
+        results[name] = row
+        print(json.dumps({name: row}), flush=True)
+    print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
