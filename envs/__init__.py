@@ -10,7 +10,7 @@ import importlib
 
 import gymnasium
 
-# the registered games (module name -> title), in the order the README lists them
+# the registered games (module name -> title), in the order the docs list them
 GAMES: dict[str, str] = {
     "expressions": "Expressions",
     "exposaurus": "Exposaurus",

@@ -88,7 +88,7 @@ class Layout:
     """An ordered list of (name, shape, description) pieces laid end to end in one flat vector.
 
     Games fill a preallocated vector through `views(buffer)` (reshaped views, no copies), and the
-    README and docstrings are generated from `rows()`, so the documentation never drifts.
+    games' pages and docstrings are generated from `rows()`, so the documentation never drifts.
     """
 
     def __init__(self, pieces: list[PieceSpec | tuple]):

@@ -316,7 +316,7 @@ def example_table(seed: int = 5, decisions: int = 16):
     return game
 
 
-if __name__ == "__main__":  # python -m envs.expressions.render [PATH]: the README's picture of seat 0
+if __name__ == "__main__":  # python -m envs.expressions.render [PATH]: the docs' picture of seat 0
     import sys
 
     from PIL import Image

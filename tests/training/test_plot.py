@@ -1,4 +1,4 @@
-"""Learning-curve pictures of several runs (the README's three-seed curves are made this way)."""
+"""Learning-curve pictures of several runs (the docs' three-seed curves are made this way)."""
 
 import json
 
