@@ -3,6 +3,7 @@ defaults, one-line errors (exit code 2, no traceback), Ctrl-C and resume that sa
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -13,10 +14,14 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
+from envs.core.errors import ConfigError
 from training import cli
 from training.cli import main
-from training.config import load_config
+from training.config import TrainConfig, load_config, options
+from training.evaluate import match
+from training.games import game_info
 from training.runlog import progress_bar
 
 from .helpers import TOY
@@ -262,3 +267,182 @@ def test_resuming_into_another_games_run_directory_is_refused(run, tmp_path, cap
     assert main(["train", "--resume", str(copy), "total_steps=400", "--no-log"]) == 2
     one_line_error(capsys, "another game's run")
     assert latest.read_bytes() == before
+
+
+# ----- train's arguments and the config's numbers ---------------------------------------------------
+def files_of(run_dir: Path) -> dict:
+    return {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    "words, needles",
+    [
+        (["total_steps", "400000"], ["key=value", "got 'total_steps'", "did you mean total_steps=400000?"]),
+        (["foo"], ["key=value", "got 'foo'"]),
+        (["exposed", "total_steps=400"], ["key=value", "got 'exposed'"]),  # a config has no place here
+        (["ppo.lr=1e-4", "total_steps", "400"], ["got 'total_steps'", "did you mean total_steps=400?"]),
+    ],
+)
+def test_resume_takes_key_value_overrides_only(run, capsys, words, needles):
+    before = files_of(run)
+    assert main(["train", "--resume", str(run), *words, "--no-log"]) == 2
+    one_line_error(capsys, "--resume", *needles)
+    assert files_of(run) == before  # refused before anything was read or written
+
+
+def test_a_new_run_names_a_broken_override_and_the_fix(tmp_path, capsys):
+    assert main(["train", *TINY, f"run_dir={tmp_path / 'r'}", "total_steps", "300"]) == 2
+    one_line_error(capsys, "override 'total_steps' must look like key=value", "did you mean total_steps=300?")
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    "override, needles",
+    [
+        ("checkpoint_every=-1", ["checkpoint_every must be at least 0 (0 = only at the end), got -1"]),
+        ("seed=-1", ["seed must be an integer from 0 to 2**63 - 1, got -1"]),
+        ("seed=18446744073709551616", ["seed must be an integer from 0"]),  # past what torch can seed
+        ("eval.every=-2", ["eval.every must be at least 0 (0 = only at the end), got -2"]),
+        ("ppo.clip=.nan", ["ppo.clip must be > 0, got nan"]),
+        ("ppo.max_grad_norm=0", ["ppo.max_grad_norm must be > 0, got 0.0"]),
+        ("pretrain.lr=2", ["pretrain.lr must be in (0, 1), got 2.0"]),
+        ("opponents.scripted=-1", ["opponents.scripted must be >= 0, got -1.0"]),
+        ("net.kind=mpl", ["net.kind must be one of", "did you mean 'mlp'?"]),
+        ("ppo.lrr=1e-3", ["unknown config key 'ppo.lrr'", "did you mean 'lr'?"]),
+    ],
+)
+def test_bad_config_numbers_are_one_line_errors_naming_the_option(tmp_path, capsys, override, needles):
+    assert train(tmp_path / "r", "total_steps=100", override) == 2
+    one_line_error(capsys, *needles)
+    assert not (tmp_path / "r").exists()
+
+
+def numeric_options(obj, prefix: str = ""):
+    """(dotted key, value) of every int or float option of a config dataclass, sections included."""
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value):
+            yield from numeric_options(value, f"{prefix}{f.name}.")
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            yield prefix + f.name, value
+
+
+def test_every_numeric_config_option_refuses_what_it_cannot_mean():
+    """The audit: no count, rate or weight of the config or of the RLlib section takes a negative
+    number, and no float takes NaN or infinity, without a ConfigError that names it."""
+    from training.rllib.options import RLlibConfig
+
+    cases = [(key, value, None) for key, value in numeric_options(TrainConfig())]
+    cases += [(f"rllib.{key}", value, RLlibConfig) for key, value in numeric_options(RLlibConfig())]
+    assert len(cases) > 40
+    for key, default, section in cases:
+        bad = ["-1"] + ([".nan", ".inf", "-.inf"] if isinstance(default, float) else [])
+        for value in bad:
+            with pytest.raises(ConfigError, match=re.escape(key)):
+                if section is None:
+                    load_config(None, [f"game={TOY}", f"{key}={value}"])
+                else:
+                    options(section, yaml.safe_load(f"{{{key.split('.', 1)[1]}: {value}}}"), "rllib")
+    # and each default passes: the audit refuses only what it should
+    load_config(None, [f"game={TOY}"])
+    options(RLlibConfig, {}, "rllib")
+
+
+def test_the_rllib_backend_names_every_option_it_cannot_train_at_once():
+    from training.rllib.options import check_supported, unsupported
+
+    config = load_config(ROOT / "configs" / "artifacts.yaml")  # net.critic=central and net.seats=true
+    assert unsupported(config.net, config.teacher) == [
+        "net.critic=central (separate or shared only)",
+        "net.seats=true",
+    ]
+    config = load_config(
+        None,
+        [f"game={TOY}", "net.kind=gru", "net.normalize_obs=true", "net.direct=true", "teacher.coef=1"],
+    )
+    with pytest.raises(ConfigError) as refused:
+        check_supported(config.net, config.teacher)
+    message = str(refused.value)
+    for name in ("net.kind=gru", "net.normalize_obs=true", "net.direct=true", "teacher.coef=1.0"):
+        assert name in message, message
+    assert unsupported(load_config(None, [f"game={TOY}"]).net) == []
+
+
+# ----- the numeric options of evaluate, rate, play ---------------------------------------------------
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["evaluate", "{run}", "--seed", "-1"], "--seed must be an integer from 0 to 2**63 - 1, got -1"),
+        (["rate", "{run}", "random", "--seed", "-1"], "--seed must be an integer from 0"),
+        (["play", "{run}", "--seed", "-1"], "--seed must be an integer from 0"),
+        (["evaluate", "{run}", "--threads", "0"], "--threads must be at least 1, got 0"),
+        (["rate", "{run}", "random", "--games", "0"], "--games must be at least 1, got 0"),
+        (["evaluate", "{run}", "--record", "x", "--record-games", "0"], "--record-games must be at least 1"),
+        (
+            ["evaluate", "{run}", "--opponents", "search", "--simulations", "0"],
+            "--simulations must be at least 1",
+        ),
+        (["evaluate", "{run}", "--opponents", "search", "--seconds", "0"], "--seconds must be > 0, got 0.0"),
+        (["play", "search", "--game", TOY, "--seconds", "nan"], "--seconds must be > 0, got nan"),
+        (["play", "{run}", "--seat", "2"], "--seat must be from 0 to 1 (2 players), got 2"),
+        (["play", "{run}", "--seat", "-1"], "--seat must be from 0 to 1 (2 players), got -1"),
+        (["evaluate", "{run}", "--opponents", ","], "--opponents names no player"),
+    ],
+)
+def test_bad_numbers_on_the_command_line_are_one_line_errors(run, capsys, args, needle):
+    assert main([a.format(run=run) for a in args]) == 2
+    one_line_error(capsys, needle)
+
+
+def test_usage_mistakes_are_one_line_errors_too():
+    """argparse's own errors (a word for a number, a missing argument) in a real process: one line that
+    points to --help, exit code 2."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    for args, needle in (
+        (["evaluate", "random", "--games", "abc"], "argument --games: invalid int value: 'abc'"),
+        (["evaluate"], "the following arguments are required: checkpoint"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "training", *args], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.splitlines() == [f"error: {needle} (see python -m training {args[0]} --help)"], (
+            done.stderr
+        )
+
+
+# ----- players by name ---------------------------------------------------------------------------------
+NAMES = "a player is random, scripted, search, search:RUN, a run directory or a checkpoint file"
+
+
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (
+            ["evaluate", "{run}", "--opponents", "random,randm"],
+            ["unknown player 'randm'", NAMES, "'random'?"],
+        ),
+        (["evaluate", "scriptd", "--game", TOY], ["unknown player 'scriptd'", NAMES, "'scripted'?"]),
+        (["rate", "{run}", "serch"], ["unknown player 'serch'", NAMES, "did you mean 'search'?"]),
+        (
+            ["evaluate", "{run}", "--opponents", "search:{run}x"],
+            ["'search:{run}x': no run directory", "{run}'?"],
+        ),
+        (["evaluate", "{run}x"], ["unknown player '{run}x'", "did you mean '{run}'?"]),
+        (["play", "random"], ["unknown player 'random': a player is search, search:RUN, a run directory"]),
+    ],
+)
+def test_unknown_players_list_the_names_and_suggest_the_closest(run, capsys, args, needles):
+    assert main([a.format(run=run) for a in args]) == 2
+    one_line_error(capsys, *(n.format(run=run) for n in needles))
+
+
+def test_config_and_library_player_names_suggest_the_closest():
+    with pytest.raises(
+        ConfigError,
+        match=r"eval.opponents entries must be 'random' or 'scripted', got 'scriptd'; did you mean 'scripted'\?",
+    ):
+        load_config(None, [f"game={TOY}", "eval.opponents=[random, scriptd]"])
+    info = game_info(TOY, {})
+    with pytest.raises(ValueError, match=r"unknown player 'randon'.*did you mean 'random'\?"):
+        match(info, "randon", "random", 2)
