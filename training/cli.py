@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ from envs.core.replay import Recordings
 from envs.core.search import Search
 
 from . import checkpoint as ckpt
-from .config import check_count, check_number, check_seed, load_config
+from .config import ScaledWarmStart, check_count, check_number, check_seed, load_config
 from .evaluate import match, rating_table
 from .games import evaluation_info, game_info
 from .runlog import result_lines
@@ -127,7 +128,14 @@ def cmd_train(args) -> int:
     else:
         if config_path is None and not any(o.startswith("game=") for o in overrides):
             raise ConfigError("give a game name, a config file (configs/<game>.yaml) or --resume RUN_DIR")
-        config = load_config(config_file(config_path) if config_path else None, overrides)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ScaledWarmStart)
+            config = load_config(config_file(config_path) if config_path else None, overrides)
+        for w in caught:  # the scaled warm start as a plain line; anything else as Python shows it
+            if issubclass(w.category, ScaledWarmStart):
+                say(f"note: {w.message}")
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
         run = start(config, overwrite=args.overwrite, log=not args.no_log)  # config.backend trains it
     summary = run.train()
     if summary.get("already_finished"):

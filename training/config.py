@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -308,7 +309,9 @@ class EvalConfig:
 
 @dataclass
 class PretrainConfig:
-    games: int = 0  # scripted self-play games to imitate before PPO (0 = no warm start)
+    # scripted self-play games to imitate before PPO (0 = no warm start); a run made shorter than its
+    # config file's records proportionally fewer (load_config)
+    games: int = 0
     epochs: int = 5
     lr: float = 1e-3
     minibatch: int = 512
@@ -497,11 +500,50 @@ def read_yaml(path: Path):
         raise ConfigError(f"config file {str(path)!r} is not valid YAML{at}: {problem}") from None
 
 
+class ScaledWarmStart(UserWarning):
+    """A run shorter than its config file's records proportionally fewer warm-start games."""
+
+
 def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConfig:
+    """The config file at `path` (None: the defaults) with `key=value` overrides on top, checked.
+
+    A run made shorter than the file's (a total_steps=... override below its total_steps) keeps the
+    file's warm start in proportion: pretrain.games times the share of total_steps it keeps, rounded
+    up (a 2,000-decision smoke test of a 1.2M-decision config records 25 of its 15,000 games, not all
+    of them), saying so with a ScaledWarmStart warning. A pretrain.games=... override is kept as
+    given, and a run at or above the file's length is left exactly as the file says."""
     data: dict[str, Any] = {}
     if path is not None:
         data = read_yaml(Path(path)) or {}
         if not isinstance(data, dict):
             raise ConfigError(f"config file {str(path)!r} must hold a mapping of keys")
-    data = apply_overrides(data, list(overrides))
-    return from_dict(data)
+    planned = _planned_warm_start(data)
+    config = from_dict(apply_overrides(data, list(overrides)))
+    given = [tuple(parse_override(text)[0]) for text in overrides]
+    if planned and not any(key[:2] in (("pretrain",), ("pretrain", "games")) for key in given):
+        _scale_warm_start(config, *planned, path)
+    return config
+
+
+def _planned_warm_start(data: dict) -> tuple[int, int] | None:
+    """(total_steps, pretrain.games) as a config file plans them, when it has a warm start."""
+    steps = data.get("total_steps", TrainConfig.total_steps)
+    pretrain = data.get("pretrain")
+    games = pretrain.get("games", 0) if isinstance(pretrain, dict) else 0
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in (steps, games)):
+        return None  # no warm start, or values that the config's own checks refuse
+    return steps, games
+
+
+def _scale_warm_start(config: TrainConfig, planned_steps: int, planned_games: int, path) -> None:
+    if config.total_steps >= planned_steps:
+        return
+    games = max(1, -(-planned_games * config.total_steps // planned_steps))  # rounded up
+    config.pretrain.games = games
+    warnings.warn(
+        f"total_steps={config.total_steps:,} is {config.total_steps / planned_steps:.2%} of the "
+        f"{planned_steps:,} that {str(path)!r} plans, so its warm start records {games:,} of its "
+        f"{planned_games:,} scripted games (pretrain.games={planned_games} keeps them all)",
+        ScaledWarmStart,
+        stacklevel=3,
+    )

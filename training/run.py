@@ -320,7 +320,9 @@ class Run:
 
         uses_state = self.backend.policy().uses_state
         began = time.perf_counter()
-        data = collect_scripted(self.info, p.games, self.seeds.warm_start, uses_state, p.random_opponents)
+        data = collect_scripted(
+            self.info, p.games, self.seeds.warm_start, uses_state, p.random_opponents, self.config.progress
+        )
         stats = self.backend.imitate(data)
         stats["pretrain/decisions"] = len(data["action"])
         # summary.json's wall_seconds counts the PPO iterations only; the warm start's time is here

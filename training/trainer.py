@@ -160,7 +160,9 @@ class Trainer(Backend):
     def imitate(self, data: dict) -> dict:
         self.net.train()
         c = self.config
-        return pretrain(self.net, data, c.pretrain, c.ppo.reward_scale, self.rng, self.info.state_seen_by)
+        return pretrain(
+            self.net, data, c.pretrain, c.ppo.reward_scale, self.rng, self.info.state_seen_by, c.progress
+        )
 
     def summary(self) -> dict:
         return {"episodes": self.episodes}

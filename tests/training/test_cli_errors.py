@@ -11,17 +11,22 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
 import yaml
 
 from envs.core.errors import ConfigError
 from training import cli
 from training.cli import main
-from training.config import TrainConfig, load_config, options
+from training.config import PretrainConfig, ScaledWarmStart, TrainConfig, load_config, options
 from training.evaluate import match
 from training.games import game_info
+from training.nets import PolicyNet
+from training.pretrain import collect_scripted, pretrain
 from training.runlog import progress_bar
 
 from .helpers import TOY
@@ -446,3 +451,64 @@ def test_config_and_library_player_names_suggest_the_closest():
     info = game_info(TOY, {})
     with pytest.raises(ValueError, match=r"unknown player 'randon'.*did you mean 'random'\?"):
         match(info, "randon", "random", 2)
+
+
+# ----- a short run's warm start ------------------------------------------------------------------------
+def test_a_short_run_of_a_config_scales_its_warm_start_and_says_so():
+    path = ROOT / "configs" / "expressions.yaml"
+    planned = yaml.safe_load(path.read_text())
+    steps, games = planned["total_steps"], planned["pretrain"]["games"]
+    with pytest.warns(ScaledWarmStart, match=f"records 25 of its {games:,} scripted games"):
+        short = load_config(path, ["total_steps=2000"])
+    assert short.pretrain.games == -(-games * 2000 // steps) == 25
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # none of these scales: no warning either
+        assert load_config(path).pretrain.games == games
+        assert load_config(path, [f"total_steps={2 * steps}"]).pretrain.games == games
+        assert load_config(path, ["total_steps=2000", f"pretrain.games={games}"]).pretrain.games == games
+        assert load_config(path, ["total_steps=2000", "pretrain.games=40"]).pretrain.games == 40
+
+
+def test_every_shipped_config_at_its_own_length_keeps_its_whole_warm_start():
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        planned = yaml.safe_load(path.read_text())
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            config = load_config(path)
+        assert config.pretrain.games == planned.get("pretrain", {}).get("games", 0), path
+        assert config.total_steps == planned["total_steps"], path
+
+
+def test_cli_short_run_records_the_scaled_warm_start(tmp_path, capsys):
+    config = tmp_path / "warm.yaml"
+    config.write_text(f"game: {TOY}\ntotal_steps: 1024\npretrain:\n  games: 40\n  epochs: 1\n")
+    run_dir = tmp_path / "short"
+    assert main(["train", str(config), *TINY[1:], f"run_dir={run_dir}", "total_steps=256"]) == 0
+    captured = capsys.readouterr()
+    notes = [line for line in captured.err.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        f"note: total_steps=256 is 25.00% of the 1,024 that {str(config)!r} plans, so its warm start "
+        "records 10 of its 40 scripted games (pretrain.games=40 keeps them all)"
+    ]
+    assert yaml.safe_load((run_dir / "config.yaml").read_text())["pretrain"]["games"] == 10
+    seeds = json.loads(captured.out)["seeds"]
+    recorded = collect_scripted(game_info(TOY, {}), 10, seeds["warm_start"], uses_state=False)
+    assert json.loads(captured.out)["pretrain"]["pretrain/decisions"] == len(recorded["action"])
+
+
+def test_the_warm_start_shows_its_progress_and_trains_the_same_with_it(capsys):
+    info = game_info(TOY, {})
+    net_config = load_config(None, [f"game={TOY}", "net.hidden=[16]", "net.critic_hidden=[16]"]).net
+    cfg = PretrainConfig(games=6, epochs=2, minibatch=8)
+    trained = []
+    for progress in (False, True):
+        data = collect_scripted(info, cfg.games, seed=0, uses_state=False, progress=progress)
+        torch.manual_seed(0)
+        net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, net_config)
+        pretrain(net, data, cfg, 1.0, np.random.default_rng(0), progress=progress)
+        trained.append(net.state_dict())
+    err = capsys.readouterr().err
+    batches = cfg.epochs * -(-len(data["action"]) // cfg.minibatch)
+    assert re.search(r"warm start: recording scripted games: 100%.* 6/6 ", err), err
+    assert re.search(rf"warm start: cloning them \(2 epochs\): 100%.* {batches}/{batches} ", err), err
+    assert all(torch.equal(trained[0][k], trained[1][k]) for k in trained[0])  # the bars change nothing

@@ -313,7 +313,7 @@ class RLlibRun(Backend):
         net = self.sync_net()
         net.train()
         rng = np.random.default_rng(Seeds(cfg.seed).minibatches)
-        stats = pretrain(net, data, cfg.pretrain, cfg.ppo.reward_scale, rng)
+        stats = pretrain(net, data, cfg.pretrain, cfg.ppo.reward_scale, rng, progress=cfg.progress)
         set_module_weights(self.algo, MAIN, {k: v.detach().numpy() for k, v in net.state_dict().items()})
         return stats
 
