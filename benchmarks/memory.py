@@ -51,11 +51,13 @@ def measure(
 
     baseline = peak_mb()
     path = CONFIGS / f"{config_name}.yaml"
-    p = load_config(path).ppo
+    planned = load_config(path)
+    p = planned.ppo
     overrides = ["progress=false"] + (
         [f"total_steps={iterations * p.num_envs * p.rollout_steps}"] if iterations else []
     )
-    overrides += [f"pretrain.games={games}"] if games is not None else []
+    # given explicitly, so the short run keeps the config's whole warm start (load_config scales it)
+    overrides += [f"pretrain.games={planned.pretrain.games if games is None else games}"]
     overrides += [f"pretrain.epochs={epochs}"] if epochs is not None else []
     config = load_config(path, overrides + list(extra))
     recorded: dict = {}

@@ -6,18 +6,19 @@ import argparse
 import importlib
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 import torch
 import yaml
 
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, did_you_mean
 from envs.core.replay import Recordings
 from envs.core.search import Search
 
 from . import checkpoint as ckpt
-from .config import load_config
+from .config import ScaledWarmStart, check_count, check_number, check_seed, load_config
 from .evaluate import match, rating_table
 from .games import evaluation_info, game_info
 from .runlog import result_lines
@@ -55,6 +56,39 @@ def config_file(text: str) -> Path:
     return default_config(text)
 
 
+# the players each command names by a word; any of them also takes a run directory or checkpoint file
+PLAYERS = ("random", "scripted", "search", "search:RUN")
+PLAY_AGENTS = ("search", "search:RUN")
+
+
+def check_player(text: str, names: tuple[str, ...] = PLAYERS) -> None:
+    """`text` is one of `names` or an existing run directory or checkpoint; otherwise a ConfigError that
+    lists what a player can be and suggests the closest name."""
+    guided = is_search_name(text) and text != "search"
+    source = text[len("search:") :] if guided else text
+    if text in names or (guided and not source) or Path(source).exists():
+        return
+    if guided:
+        raise ConfigError(
+            f"{text!r}: no run directory or checkpoint at {source!r}"
+            + did_you_mean(str(Path(source)), near_paths(source))
+        )
+    words = [n for n in names if n != "search:RUN"]
+    raise ConfigError(
+        f"unknown player {text!r}: a player is {', '.join(names)}, a run directory or a checkpoint file"
+        + did_you_mean(str(Path(text)), words + near_paths(text))
+    )
+
+
+def near_paths(text: str) -> list[str]:
+    """The files and folders beside a path that does not exist (its folder's entries, as the path
+    would be written), to suggest a misspelt run directory."""
+    folder = Path(text).parent
+    if not folder.is_dir():
+        return []
+    return [str(folder / entry.name) for entry in folder.iterdir()]
+
+
 def _load_player(text: str, info=None, game: str | None = None, args=None):
     """'random', 'scripted', 'search', 'search:<run>', or a checkpoint / run directory -> (name, player,
     checkpoint data)."""
@@ -83,9 +117,10 @@ def run_evaluates_greedy(data: dict | None) -> bool:
 def cmd_train(args) -> int:
     overrides = list(args.overrides)
     config_path = args.config
-    if config_path is not None and "=" in config_path:
-        overrides.insert(0, config_path)
+    if config_path is not None and (args.resume or "=" in config_path):
+        overrides.insert(0, config_path)  # --resume takes no config: a lone word is a broken override
         config_path = None
+    check_overrides(overrides, args.resume)
     from .run import resume, start
 
     # a game=MODULE:SPEC typed on the command line names the user's own module, as --import does
@@ -96,7 +131,14 @@ def cmd_train(args) -> int:
     else:
         if config_path is None and not any(o.startswith("game=") for o in overrides):
             raise ConfigError("give a game name, a config file (configs/<game>.yaml) or --resume RUN_DIR")
-        config = load_config(config_file(config_path) if config_path else None, overrides)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ScaledWarmStart)
+            config = load_config(config_file(config_path) if config_path else None, overrides)
+        for w in caught:  # the scaled warm start as a plain line; anything else as Python shows it
+            if issubclass(w.category, ScaledWarmStart):
+                say(f"note: {w.message}")
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
         run = start(config, overwrite=args.overwrite, log=not args.no_log)  # config.backend trains it
     summary = run.train()
     if summary.get("already_finished"):
@@ -107,6 +149,22 @@ def cmd_train(args) -> int:
         )
     report(summary, summary["final_eval"], run.info, run.config.eval.games)
     return 0
+
+
+def check_overrides(overrides: list[str], resume: str | None) -> None:
+    """Every override is key=value: a word without "=" is refused (with --resume, where a config file or
+    game name has no place, too), and `key value` gets the hint `key=value`."""
+    for i, text in enumerate(overrides):
+        if "=" in text:
+            continue
+        following = overrides[i + 1] if i + 1 < len(overrides) else None
+        hint = f"; did you mean {text}={following}?" if following is not None and "=" not in following else ""
+        if resume:
+            raise ConfigError(
+                f"--resume continues a run with its own config: what follows is key=value overrides "
+                f"(e.g. total_steps=400000), got {text!r}{hint}"
+            )
+        raise ConfigError(f"override {text!r} must look like key=value (e.g. ppo.lr=1e-3){hint}")
 
 
 def say(text: str) -> None:
@@ -171,6 +229,10 @@ def search_times(players: dict) -> dict:
 def cmd_evaluate(args) -> int:
     torch.set_num_threads(args.threads)
     opponents = [o for o in args.opponents.split(",") if o]
+    if not opponents:
+        raise ConfigError(f"--opponents names no player; give a comma list of {', '.join(PLAYERS)} or runs")
+    for text in (args.checkpoint, *opponents):
+        check_player(text)
     game, info = target_game(args, [args.checkpoint, *opponents])
     name, agent, data = _load_player(args.checkpoint, info, game, args)
     if args.greedy is None:  # play as the run's own evaluations did, so the numbers compare
@@ -255,6 +317,8 @@ def write_replays(recorded: dict, folder: Path, info) -> dict:
 
 def cmd_rate(args) -> int:
     torch.set_num_threads(args.threads)
+    for text in args.players:
+        check_player(text)
     game, info = target_game(args, args.players)
     players = {}
     for text in args.players:
@@ -269,6 +333,7 @@ def cmd_rate(args) -> int:
 
 
 def cmd_play(args) -> int:
+    check_player(args.checkpoint, PLAY_AGENTS)
     if is_search_name(args.checkpoint):
         _, info = target_game(args, [args.checkpoint])
         budget = budget_from(args.simulations, args.seconds)
@@ -298,6 +363,10 @@ def cmd_play(args) -> int:
 def play_in_terminal(args, info, agent_move) -> int:
     """You play one seat (every seat of a cooperative game with --all-seats); agent_move(game, seat,
     mask) -> action plays the others."""
+    if args.seat is not None and not 0 <= args.seat < info.num_players:
+        raise ConfigError(
+            f"--seat must be from 0 to {info.num_players - 1} ({info.num_players} players), got {args.seat}"
+        )
     rng = np.random.default_rng(args.seed)
     game = info.new_game(int(rng.integers(2**63)))
     seat = args.seat if args.seat is not None else int(rng.integers(info.num_players))
@@ -353,6 +422,13 @@ def cmd_export(args) -> int:
     return 0
 
 
+class Parser(argparse.ArgumentParser):
+    """A usage mistake (a missing argument, `--games abc`) as one line, as every other bad input is."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Every option's help ends with its default, unless the help already says what the default is."""
 
@@ -390,7 +466,7 @@ def command(sub, name: str, text: str, description: str | None = None) -> argpar
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m training", description=__doc__)
+    parser = Parser(prog="python -m training", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     t = command(
@@ -560,7 +636,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "rate":  # key=value game options may sit among the players
         unknown = [p for p in args.players if "=" in p] + unknown
         args.players = [p for p in args.players if "=" not in p]
-    if unknown and any("=" not in u or u.startswith("-") for u in unknown):
+    # train: words after an option are overrides too (a broken one gets check_overrides' hint)
+    loose = args.command == "train"
+    if unknown and any(u.startswith("-") or ("=" not in u and not loose) for u in unknown):
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "train":
         args.overrides = list(args.overrides) + unknown
@@ -569,7 +647,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         args.game_options = unknown
     try:
-        check_counts(args)
+        check_numbers(args)
         import_user_modules(args.imports)
         return args.func(args)
     except (ConfigError, ckpt.CheckpointError, FileExistsError) as exc:
@@ -592,9 +670,14 @@ def import_user_modules(modules: list[str]) -> None:
             raise ConfigError(f"--import {name}: cannot import it ({exc})") from None
 
 
-def check_counts(args) -> None:
-    """Numbers of games and threads must be positive: 0 games would report a meaningless 0.0 win rate."""
-    for name in ("games", "threads"):
-        value = getattr(args, name, None)
-        if value is not None and value < 1:
-            raise ConfigError(f"--{name} must be at least 1, got {value}")
+def check_numbers(args) -> None:
+    """The numeric options of every command, before anything runs: counts at least 1 (0 games would
+    report a meaningless 0.0 win rate), seeds from 0, seconds above 0. (play checks --seat against
+    its game's players.)"""
+    for name in ("games", "threads", "record_games", "simulations"):
+        if getattr(args, name, None) is not None:
+            check_count(f"--{name.replace('_', '-')}", getattr(args, name))
+    if getattr(args, "seed", None) is not None:
+        check_seed("--seed", args.seed)
+    if getattr(args, "seconds", None) is not None:
+        check_number("--seconds", args.seconds, 0, low_open=True)

@@ -7,17 +7,54 @@ keys that exist. Nested keys use dots on the command line: `ppo.lr=1e-3 net.kind
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, did_you_mean
 from envs.core.layout import AXIS_KINDS, ActionGroup
 
 BACKENDS = ("native", "rllib")  # training/run.py maps each to its class; each checks its own options
+SEED_LIMIT = 2**63  # seeds are below it: torch.manual_seed and int64 arrays take every one
+EVAL_OPPONENTS = ("random", "scripted")
+
+
+def check_count(name: str, value: int, minimum: int = 1, meaning: str = "") -> None:
+    """A whole number of things (games, iterations, layer units): at least `minimum`; `meaning` says
+    what the smallest value does, e.g. " (0 = only at the end)"."""
+    if value < minimum:
+        raise ConfigError(f"{name} must be at least {minimum}{meaning}, got {value}")
+
+
+def check_number(
+    name: str,
+    value: float,
+    low: float,
+    high: float = math.inf,
+    low_open: bool = False,
+    high_open: bool = False,
+    meaning: str = "",
+) -> None:
+    """A finite rate, weight or coefficient between `low` and `high` (each end included unless open);
+    NaN and infinities are refused, which plain comparisons would let through."""
+    inside = (value > low if low_open else value >= low) and (value < high if high_open else value <= high)
+    if math.isfinite(value) and inside:
+        return
+    if high == math.inf:
+        allowed = f"> {low:g}" if low_open else f">= {low:g}"
+    else:
+        allowed = f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    raise ConfigError(f"{name} must be {allowed}{meaning}, got {value!r}")
+
+
+def check_seed(name: str, value: int) -> None:
+    if not 0 <= value < SEED_LIMIT:
+        raise ConfigError(f"{name} must be an integer from 0 to 2**63 - 1, got {value}")
 
 
 def _block_lines(lines: list, pattern: str, option: str, example: str, counts: tuple[int, ...]) -> list:
@@ -83,19 +120,16 @@ class NetConfig:
 
     def validate(self) -> None:
         _choice("net.kind", self.kind, ("mlp", "gru", "layout"))
-        if not self.aux_state >= 0:
-            raise ConfigError(f"net.aux_state must be >= 0 (0 = off), got {self.aux_state}")
+        check_number("net.aux_state", self.aux_state, 0, meaning=" (0 = off)")
         _choice("net.critic", self.critic, ("separate", "shared", "central"))
         for name in ("hidden", "critic_hidden"):
             sizes = getattr(self, name)
-            if not isinstance(sizes, list) or not all(isinstance(s, int) and s > 0 for s in sizes):
+            if not isinstance(sizes, list) or not all(
+                isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in sizes
+            ):
                 raise ConfigError(f"net.{name} must be a list of positive layer sizes, got {sizes!r}")
-        if self.kind == "gru" and self.gru_size < 1:
-            raise ConfigError(f"net.gru_size must be positive, got {self.gru_size}")
-        if self.embed < 1 or self.conv_channels < 1:
-            raise ConfigError(
-                f"net.embed and net.conv_channels must be positive, got {self.embed}, {self.conv_channels}"
-            )
+        for name in ("gru_size", "embed", "conv_channels"):
+            check_count(f"net.{name}", getattr(self, name))
         if self.cell_keys < 0 or (self.cell_keys and not self.cells):
             raise ConfigError(f"net.cell_keys must be >= 0 and needs net.cells=true, got {self.cell_keys}")
         if self.cells and self.kind != "layout":
@@ -203,15 +237,17 @@ class PPOConfig:
 
     def validate(self) -> None:
         for name in ("num_envs", "rollout_steps", "epochs", "minibatches"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"ppo.{name} must be at least 1, got {getattr(self, name)}")
-        if not 0 < self.lr < 1:
-            raise ConfigError(f"ppo.lr must be in (0, 1), got {self.lr}")
+            check_count(f"ppo.{name}", getattr(self, name))
+        check_number("ppo.lr", self.lr, 0, 1, low_open=True, high_open=True)
         for name in ("gamma", "gae_lambda"):
-            if not 0 <= getattr(self, name) <= 1:
-                raise ConfigError(f"ppo.{name} must be in [0, 1], got {getattr(self, name)}")
-        if self.clip <= 0:
-            raise ConfigError(f"ppo.clip must be positive, got {self.clip}")
+            check_number(f"ppo.{name}", getattr(self, name), 0, 1)
+        # 0 would freeze the policy (clip: no ratio change; max_grad_norm: zero gradients; reward_scale:
+        # no rewards), and a negative value would turn it around
+        for name in ("clip", "max_grad_norm", "reward_scale"):
+            check_number(f"ppo.{name}", getattr(self, name), 0, low_open=True)
+        for name in ("vf_coef", "ent_coef"):
+            check_number(f"ppo.{name}", getattr(self, name), 0)
+        check_number("ppo.target_kl", self.target_kl, 0, meaning=" (0 = no early stop)")
 
 
 @dataclass
@@ -228,12 +264,16 @@ class OpponentConfig:
     pool_size: int = 16  # newest snapshots kept
 
     def validate(self) -> None:
-        weights = [self.self_play, self.snapshot, self.scripted, self.random]
-        if any(w < 0 for w in weights) or sum(weights) <= 0:
-            raise ConfigError(f"opponents weights must be >= 0 with a positive sum, got {weights}")
+        for name, weight in self.weights().items():
+            check_number(f"opponents.{name.replace('self', 'self_play')}", weight, 0)
+        if sum(self.weights().values()) <= 0:
+            raise ConfigError(
+                "opponents.self_play, snapshot, scripted and random are weights: at least one must be > 0, "
+                f"got {list(self.weights().values())}"
+            )
         _choice("opponents.pfsp", self.pfsp, ("uniform", "hard", "even"))
-        if self.snapshot_every < 1 or self.pool_size < 1:
-            raise ConfigError("opponents.snapshot_every and opponents.pool_size must be at least 1")
+        for name in ("snapshot_every", "pool_size"):
+            check_count(f"opponents.{name}", getattr(self, name))
 
     def weights(self) -> dict[str, float]:
         return {
@@ -256,17 +296,22 @@ class EvalConfig:
 
     def validate(self) -> None:
         for o in self.opponents:
-            if o not in ("random", "scripted"):
-                raise ConfigError(f"eval.opponents entries must be 'random' or 'scripted', got {o!r}")
-        if self.games < 1:
-            raise ConfigError(f"eval.games must be at least 1, got {self.games}")
+            if o not in EVAL_OPPONENTS:
+                raise ConfigError(
+                    f"eval.opponents entries must be 'random' or 'scripted', got {o!r}"
+                    + did_you_mean(o, EVAL_OPPONENTS)
+                )
+        check_count("eval.every", self.every, 0, " (0 = only at the end)")
+        check_count("eval.games", self.games)
         if not isinstance(self.game_config, dict):
             raise ConfigError(f"eval.game_config must be a mapping of game options, got {self.game_config!r}")
 
 
 @dataclass
 class PretrainConfig:
-    games: int = 0  # scripted self-play games to imitate before PPO (0 = no warm start)
+    # scripted self-play games to imitate before PPO (0 = no warm start); a run made shorter than its
+    # config file's records proportionally fewer (load_config)
+    games: int = 0
     epochs: int = 5
     lr: float = 1e-3
     minibatch: int = 512
@@ -274,10 +319,11 @@ class PretrainConfig:
     random_opponents: float = 0.0
 
     def validate(self) -> None:
-        if self.games < 0 or self.epochs < 1 or self.minibatch < 1:
-            raise ConfigError("pretrain.games must be >= 0, pretrain.epochs and pretrain.minibatch >= 1")
-        if not 0 <= self.random_opponents <= 1:
-            raise ConfigError(f"pretrain.random_opponents must be in [0, 1], got {self.random_opponents}")
+        check_count("pretrain.games", self.games, 0, " (0 = no warm start)")
+        for name in ("epochs", "minibatch"):
+            check_count(f"pretrain.{name}", getattr(self, name))
+        check_number("pretrain.lr", self.lr, 0, 1, low_open=True, high_open=True)
+        check_number("pretrain.random_opponents", self.random_opponents, 0, 1)
 
 
 @dataclass
@@ -290,11 +336,9 @@ class TeacherConfig:
     share: float = 1.0  # share of each rollout's learner decisions the teacher labels (it costs time)
 
     def validate(self) -> None:
-        if self.coef < 0:
-            raise ConfigError(f"teacher.coef must be >= 0, got {self.coef}")
+        check_number("teacher.coef", self.coef, 0, meaning=" (0 = off)")
         for name in ("until", "share"):
-            if not 0 < getattr(self, name) <= 1:
-                raise ConfigError(f"teacher.{name} must be in (0, 1], got {getattr(self, name)}")
+            check_number(f"teacher.{name}", getattr(self, name), 0, 1, low_open=True)
 
 
 @dataclass
@@ -304,7 +348,7 @@ class TrainConfig:
     seed: int = 0
     total_steps: int = 200_000  # learner decisions to train for
     run_dir: str = ""  # default runs/<game>-seed<seed>
-    checkpoint_every: int = 20  # iterations
+    checkpoint_every: int = 20  # iterations between checkpoints (0 = only at the end)
     threads: int = 1  # torch intra-op threads of the trainer's own process
     # rollout worker processes: each steps its share of the ppo.num_envs games with its own copy of the
     # networks (synced every iteration); they also play the evaluations and the warm start's games.
@@ -331,12 +375,11 @@ class TrainConfig:
             raise ConfigError(f"rllib must be a mapping of options, got {self.rllib!r}")
         if not self.game:
             raise ConfigError("the config must name a game (game: expressions)")
-        if self.total_steps < 1:
-            raise ConfigError(f"total_steps must be positive, got {self.total_steps}")
-        if self.threads < 1:
-            raise ConfigError(f"threads must be at least 1, got {self.threads}")
-        if self.workers < 1:
-            raise ConfigError(f"workers must be at least 1, got {self.workers}")
+        check_seed("seed", self.seed)
+        check_count("total_steps", self.total_steps)
+        check_count("checkpoint_every", self.checkpoint_every, 0, " (0 = only at the end)")
+        check_count("threads", self.threads)
+        check_count("workers", self.workers)
         if self.workers > self.ppo.num_envs:
             raise ConfigError(
                 f"workers={self.workers} is more than ppo.num_envs={self.ppo.num_envs}: every worker needs "
@@ -369,7 +412,9 @@ def check_device(device: str) -> None:
 
 def _choice(name: str, value: Any, choices) -> None:
     if value not in choices:
-        raise ConfigError(f"{name} must be one of {list(choices)}, got {value!r}")
+        raise ConfigError(
+            f"{name} must be one of {list(choices)}, got {value!r}" + did_you_mean(value, choices)
+        )
 
 
 _FREE_DICTS = {"game_config"}  # keys passed through to the game's own config check
@@ -409,7 +454,9 @@ def _fill(obj, data: dict[str, Any], prefix: str = "") -> None:
     known = {f.name: f for f in dataclasses.fields(obj)}
     for key, value in data.items():
         if key not in known:
-            raise ConfigError(f"unknown config key {prefix + key!r}; known keys: {sorted(known)}")
+            raise ConfigError(
+                f"unknown config key {prefix + key!r}; known keys: {sorted(known)}" + did_you_mean(key, known)
+            )
         current = getattr(obj, key)
         if dataclasses.is_dataclass(current):
             _fill(current, value, prefix + key + ".")
@@ -478,11 +525,50 @@ def read_yaml(path: Path):
         raise ConfigError(f"config file {str(path)!r} is not valid YAML{at}: {problem}") from None
 
 
+class ScaledWarmStart(UserWarning):
+    """A run shorter than its config file's records proportionally fewer warm-start games."""
+
+
 def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConfig:
+    """The config file at `path` (None: the defaults) with `key=value` overrides on top, checked.
+
+    A run made shorter than the file's (a total_steps=... override below its total_steps) keeps the
+    file's warm start in proportion: pretrain.games times the share of total_steps it keeps, rounded
+    up (a 2,000-decision smoke test of a 1.2M-decision config records 25 of its 15,000 games, not all
+    of them), saying so with a ScaledWarmStart warning. A pretrain.games=... override is kept as
+    given, and a run at or above the file's length is left exactly as the file says."""
     data: dict[str, Any] = {}
     if path is not None:
         data = read_yaml(Path(path)) or {}
         if not isinstance(data, dict):
             raise ConfigError(f"config file {str(path)!r} must hold a mapping of keys")
-    data = apply_overrides(data, list(overrides))
-    return from_dict(data)
+    planned = _planned_warm_start(data)
+    config = from_dict(apply_overrides(data, list(overrides)))
+    given = [tuple(parse_override(text)[0]) for text in overrides]
+    if planned and not any(key[:2] in (("pretrain",), ("pretrain", "games")) for key in given):
+        _scale_warm_start(config, *planned, path)
+    return config
+
+
+def _planned_warm_start(data: dict) -> tuple[int, int] | None:
+    """(total_steps, pretrain.games) as a config file plans them, when it has a warm start."""
+    steps = data.get("total_steps", TrainConfig.total_steps)
+    pretrain = data.get("pretrain")
+    games = pretrain.get("games", 0) if isinstance(pretrain, dict) else 0
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in (steps, games)):
+        return None  # no warm start, or values that the config's own checks refuse
+    return steps, games
+
+
+def _scale_warm_start(config: TrainConfig, planned_steps: int, planned_games: int, path) -> None:
+    if config.total_steps >= planned_steps:
+        return
+    games = max(1, -(-planned_games * config.total_steps // planned_steps))  # rounded up
+    config.pretrain.games = games
+    warnings.warn(
+        f"total_steps={config.total_steps:,} is {config.total_steps / planned_steps:.2%} of the "
+        f"{planned_steps:,} that {str(path)!r} plans, so its warm start records {games:,} of its "
+        f"{planned_games:,} scripted games (pretrain.games={planned_games} keeps them all)",
+        ScaledWarmStart,
+        stacklevel=3,
+    )

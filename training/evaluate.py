@@ -19,6 +19,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from envs.core.errors import did_you_mean
 from envs.core.search import Search
 from envs.core.workers import split
 
@@ -51,7 +52,8 @@ def make_actor(player, info, greedy: bool = False):
         if is_search_name(player):
             return SearchActor(search_agent(player, info))
         raise ValueError(
-            f"unknown player {player!r}: use 'random', 'scripted', 'search', 'search:<run>' or a checkpoint"
+            f"unknown player {player!r}: use 'random', 'scripted', 'search', 'search:<run>', or a policy "
+            "(load_policy(checkpoint) for a run)" + did_you_mean(player, ("random", "scripted", "search"))
         )
     if isinstance(player, Search):
         return SearchActor(player)

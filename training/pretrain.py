@@ -3,7 +3,9 @@
 The scripted policy plays every seat of `pretrain.games` games; each decision's observation, mask and
 action are recorded with the seat's return from that decision to the end (gamma = 1). The actor learns
 the actions by masked cross-entropy and the critic the returns by squared error. The baseline uses only
-observations, so the clone sees nothing a player could not. Off by default (pretrain.games = 0).
+observations, so the clone sees nothing a player could not. Off by default (pretrain.games = 0). A
+run made shorter than its config file's (total_steps=...) records proportionally fewer games
+(`config.load_config`); bars show the recording and the cloning as they go (config.progress).
 
 Observations and states are mostly zeros (2-17% non-zero, few distinct values), so they are recorded
 sparsely (`SparseRows`, exact) and each minibatch is made dense when it is drawn, in the same order as
@@ -19,6 +21,7 @@ from collections.abc import Mapping
 import numpy as np
 import torch
 
+from .runlog import warm_start_bar
 from .runner import chain_layout
 
 # the observation normalizer sees the recorded observations in chunks of about this many floats
@@ -287,15 +290,20 @@ def scripted_games(info, games: int, seed: int, uses_state: bool, random_share: 
         yield j, decisions, np.asarray(game.returns(), float)
 
 
-def collect_scripted(info, games: int, seed: int, uses_state: bool, random_share: float = 0.0) -> Recording:
+def collect_scripted(
+    info, games: int, seed: int, uses_state: bool, random_share: float = 0.0, progress: bool = False
+) -> Recording:
     """Record the scripted players' decisions (`scripted_games`); a `random_share` of the games puts
     one scripted team against random play, so the clone also sees the positions it will meet against
-    weaker play."""
+    weaker play. `progress`: a bar counts the games."""
     obs, states, masks = _SparseRecorder(), _SparseRecorder(), _DenseRecorder(bool)
     # typed arrays, not lists of number objects: 8 bytes an entry, and no long-lived small objects
     # among the games' temporaries
     actions, chains, ret_before, finals = (array(t) for t in "qqdd")
+    bar = warm_start_bar(progress, games, "recording scripted games", "game")
     for j, decisions, final in scripted_games(info, games, seed, uses_state, random_share):
+        if bar is not None:
+            bar.update()
         for seat, o, m, a, before, state in decisions:
             obs.append(o)
             masks.append(m)
@@ -305,6 +313,8 @@ def collect_scripted(info, games: int, seed: int, uses_state: bool, random_share
             finals.append(float(final[seat]))
             if uses_state:
                 states.append(state)
+    if bar is not None:
+        bar.close()
     n = len(actions)
     chain = np.frombuffer(chains, np.int64).copy()
     # a seat's first decision of each game starts its sequence (chains are per game and seat)
@@ -365,11 +375,18 @@ def _scripted_seats(info, game, rng: np.random.Generator, random_share: float) -
 
 
 def pretrain(
-    net, data: Mapping, cfg, reward_scale: float, rng: np.random.Generator, state_seen_by=None
+    net,
+    data: Mapping,
+    cfg,
+    reward_scale: float,
+    rng: np.random.Generator,
+    state_seen_by=None,
+    progress: bool = False,
 ) -> dict[str, float]:
     """Behaviour cloning of the recorded scripted decisions; returns the final losses and accuracy.
     `data` is a Recording (or a mapping of dense arrays); each minibatch is made dense when drawn.
-    With net.aux_state, `state_seen_by(states, chains)` (GameInfo's) gives the auxiliary target."""
+    With net.aux_state, `state_seen_by(states, chains)` (GameInfo's) gives the auxiliary target.
+    `progress`: a bar counts the minibatches of all epochs."""
     obs, state = _rows(data, "obs"), _rows(data, "state")
     mask, action, start = data["mask"], data["action"], data["start"]
     if net.obs_norm is not None:
@@ -401,6 +418,7 @@ def pretrain(
         safe = np.where(valid, layout, 0)
         width = layout.shape[1]
         cols_per = max(1, cfg.minibatch // max(1, layout.shape[0]))
+        bar = _cloning_bar(progress, cfg.epochs, width, cols_per)
         for _ in range(cfg.epochs):
             perm = rng.permutation(width)
             for k in range(0, width, cols_per):
@@ -419,8 +437,10 @@ def pretrain(
                 weight = tensor((~pad).astype(np.float32))
                 target = tensor(returns[rows])
                 stats = _step(optimizer, net, outs, seen(rows, states), tensor(action[rows]), target, weight)
+                _tick(bar)
     else:
         n = len(action)
+        bar = _cloning_bar(progress, cfg.epochs, n, cfg.minibatch)
         for _ in range(cfg.epochs):
             perm = rng.permutation(n)
             for k in range(0, n, cfg.minibatch):
@@ -437,7 +457,23 @@ def pretrain(
                     target,
                     torch.ones(len(idx), device=device),
                 )
+                _tick(bar)
+    if bar is not None:
+        bar.close()
     return stats
+
+
+def _cloning_bar(show: bool, epochs: int, rows: int, per_minibatch: int):
+    """A bar over the cloning's minibatches: `epochs` passes over `rows` (decisions, or sequences of a
+    recurrent net) `per_minibatch` at a time."""
+    return warm_start_bar(
+        show, epochs * -(-rows // per_minibatch), f"cloning them ({epochs} epochs)", "batch"
+    )
+
+
+def _tick(bar) -> None:
+    if bar is not None:
+        bar.update()
 
 
 def _rows(data: Mapping, name: str):

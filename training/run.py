@@ -327,8 +327,15 @@ class Run:
         began = time.perf_counter()
         workers = self.backend.workers()
         if workers is None:
-            data = collect_scripted(self.info, p.games, self.seeds.warm_start, uses_state, p.random_opponents)
-        else:
+            data = collect_scripted(
+                self.info,
+                p.games,
+                self.seeds.warm_start,
+                uses_state,
+                p.random_opponents,
+                self.config.progress,
+            )
+        else:  # (the workers record their shares without bars)
             data = collect_on_workers(
                 self.info, workers, p.games, self.seeds.warm_start, uses_state, p.random_opponents
             )

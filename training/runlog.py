@@ -67,6 +67,16 @@ def progress_bar(show: bool, total: int, initial: int, desc: str):
 FINAL = " done, final evaluation running"
 
 
+def warm_start_bar(show: bool, total: int, what: str, unit: str):
+    """A bar over one stage of the warm start (recording the scripted games, then cloning them), or
+    None: a large warm start takes minutes before the first PPO iteration."""
+    if not show:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, dynamic_ncols=True, desc=f"warm start: {what}")
+
+
 def result_lines(results: dict, info, games: int, agent: str = "the agent") -> list[str]:
     """What a person reads at a glance: one line of win rates with 95% intervals, one line saying what
     they measure (seats, teams, chance level), and for team games the rate of each team.

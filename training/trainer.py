@@ -187,7 +187,9 @@ class Trainer(Backend):
     def imitate(self, data: dict) -> dict:
         self.net.train()
         c = self.config
-        stats = pretrain(self.net, data, c.pretrain, c.ppo.reward_scale, self.rng, self.info.state_seen_by)
+        stats = pretrain(
+            self.net, data, c.pretrain, c.ppo.reward_scale, self.rng, self.info.state_seen_by, c.progress
+        )
         self._sync_acting()
         return stats
 

@@ -1,5 +1,7 @@
 """Errors every game raises, so users can catch one type whatever the game."""
 
+import difflib
+
 
 class IllegalActionError(ValueError):
     """An action that the rules do not allow now (masked out, out of range, wrong player, game over)."""
@@ -11,3 +13,10 @@ class ConfigError(ValueError):
 
 class OrderError(RuntimeError):
     """An environment method called out of order (step before reset, step after the game ended, ...)."""
+
+
+def did_you_mean(name: str, known) -> str:
+    """The hint `; did you mean 'random'?` when `name` looks like a misspelling of one of `known` (the
+    closest by difflib's ratio), else an empty string: error messages end with it."""
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -10,12 +10,13 @@ import numpy as np
 from gymnasium import spaces
 
 from .config import build_config
-from .errors import IllegalActionError, OrderError
+from .errors import IllegalActionError, OrderError, did_you_mean
 from .registry import GameSpec
 from .render import show
 from .search import reads_game, unguided_search
 
 MAX_REDEALS = 100
+NAMED_OPPONENTS = ("random", "scripted", "search")  # and "search:<run>"
 
 
 class SingleSeatEnv(gymnasium.Env):
@@ -141,6 +142,7 @@ class SingleSeatEnv(gymnasium.Env):
             return search_agent(name, spec_info(self.spec_, self._options), seed=seat)
         raise ValueError(
             f"unknown opponent {name!r}: use 'random', 'scripted', 'search', 'search:<run>' or a policy"
+            + did_you_mean(name, NAMED_OPPONENTS)
         )
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pickle
+import re
 from dataclasses import dataclass
 
 import gymnasium
@@ -172,6 +173,20 @@ def test_bad_seat_and_step_before_reset_are_clear_errors():
         env.step(0)
     obs, info = env.reset(seed=0)
     assert env.seat == 1 and info["action_mask"].any()
+
+
+def test_an_unknown_opponent_name_lists_the_names_and_suggests_the_closest():
+    names = "use 'random', 'scripted', 'search', 'search:<run>' or a policy"
+    with pytest.raises(
+        ValueError, match=re.escape(f"unknown opponent 'randm': {names}; did you mean 'random'?")
+    ):
+        gymnasium.make("tabletop/Exposed-v0", opponents="randm")
+    with pytest.raises(
+        ValueError, match=re.escape(f"unknown opponent 'scriptd': {names}; did you mean 'scripted'?")
+    ):
+        SingleSeatEnv(sudden_spec(), opponents=["random", "scriptd"])
+    with pytest.raises(ValueError, match=re.escape(f"unknown opponent 'alphazero': {names}") + "$"):
+        SingleSeatEnv(sudden_spec(), opponents="alphazero")  # nothing close: no suggestion
 
 
 @pytest.mark.parametrize("view", ["learner", "table"])

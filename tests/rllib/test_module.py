@@ -394,6 +394,19 @@ def test_cli_backend_option_errors_are_one_line(tmp_path, capsys):
     assert not (tmp_path / "r").exists()  # refused before anything was written
 
 
+def test_cli_names_every_option_the_backend_lacks_at_once(tmp_path, capsys):
+    from training.cli import main
+
+    # Artifacts' config has two: the central critic and the seat heads
+    assert main(["train", "artifacts", "backend=rllib", f"run_dir={tmp_path / 'r'}", "progress=false"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "error: backend=rllib does not support net.critic=central (separate or shared only); net.seats=true: "
+        "change them or train with backend=native"
+    )
+    assert not (tmp_path / "r").exists()
+
+
 def test_overwriting_a_run_directory_keeps_a_persons_other_files(tmp_path):
     # the run lifecycle's one policy: a fresh run over an old one removes only the run's own files
     from training.rllib.trainer import RLlibRun

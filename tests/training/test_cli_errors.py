@@ -3,6 +3,7 @@ defaults, one-line errors (exit code 2, no traceback), Ctrl-C and resume that sa
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -10,13 +11,22 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
+import yaml
 
+from envs.core.errors import ConfigError
 from training import cli
 from training.cli import main
-from training.config import load_config
+from training.config import PretrainConfig, ScaledWarmStart, TrainConfig, load_config, options
+from training.evaluate import match
+from training.games import game_info
+from training.nets import PolicyNet
+from training.pretrain import collect_scripted, pretrain
 from training.runlog import progress_bar
 
 from .helpers import TOY
@@ -262,3 +272,243 @@ def test_resuming_into_another_games_run_directory_is_refused(run, tmp_path, cap
     assert main(["train", "--resume", str(copy), "total_steps=400", "--no-log"]) == 2
     one_line_error(capsys, "another game's run")
     assert latest.read_bytes() == before
+
+
+# ----- train's arguments and the config's numbers ---------------------------------------------------
+def files_of(run_dir: Path) -> dict:
+    return {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    "words, needles",
+    [
+        (["total_steps", "400000"], ["key=value", "got 'total_steps'", "did you mean total_steps=400000?"]),
+        (["foo"], ["key=value", "got 'foo'"]),
+        (["exposed", "total_steps=400"], ["key=value", "got 'exposed'"]),  # a config has no place here
+        (["ppo.lr=1e-4", "total_steps", "400"], ["got 'total_steps'", "did you mean total_steps=400?"]),
+    ],
+)
+def test_resume_takes_key_value_overrides_only(run, capsys, words, needles):
+    before = files_of(run)
+    assert main(["train", "--resume", str(run), *words, "--no-log"]) == 2
+    one_line_error(capsys, "--resume", *needles)
+    assert files_of(run) == before  # refused before anything was read or written
+
+
+def test_a_new_run_names_a_broken_override_and_the_fix(tmp_path, capsys):
+    assert main(["train", *TINY, f"run_dir={tmp_path / 'r'}", "total_steps", "300"]) == 2
+    one_line_error(capsys, "override 'total_steps' must look like key=value", "did you mean total_steps=300?")
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    "override, needles",
+    [
+        ("checkpoint_every=-1", ["checkpoint_every must be at least 0 (0 = only at the end), got -1"]),
+        ("seed=-1", ["seed must be an integer from 0 to 2**63 - 1, got -1"]),
+        ("seed=18446744073709551616", ["seed must be an integer from 0"]),  # past what torch can seed
+        ("eval.every=-2", ["eval.every must be at least 0 (0 = only at the end), got -2"]),
+        ("ppo.clip=.nan", ["ppo.clip must be > 0, got nan"]),
+        ("ppo.max_grad_norm=0", ["ppo.max_grad_norm must be > 0, got 0.0"]),
+        ("pretrain.lr=2", ["pretrain.lr must be in (0, 1), got 2.0"]),
+        ("opponents.scripted=-1", ["opponents.scripted must be >= 0, got -1.0"]),
+        ("net.kind=mpl", ["net.kind must be one of", "did you mean 'mlp'?"]),
+        ("ppo.lrr=1e-3", ["unknown config key 'ppo.lrr'", "did you mean 'lr'?"]),
+    ],
+)
+def test_bad_config_numbers_are_one_line_errors_naming_the_option(tmp_path, capsys, override, needles):
+    assert train(tmp_path / "r", "total_steps=100", override) == 2
+    one_line_error(capsys, *needles)
+    assert not (tmp_path / "r").exists()
+
+
+def numeric_options(obj, prefix: str = ""):
+    """(dotted key, value) of every int or float option of a config dataclass, sections included."""
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value):
+            yield from numeric_options(value, f"{prefix}{f.name}.")
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            yield prefix + f.name, value
+
+
+def test_every_numeric_config_option_refuses_what_it_cannot_mean():
+    """The audit: no count, rate or weight of the config or of the RLlib section takes a negative
+    number, and no float takes NaN or infinity, without a ConfigError that names it."""
+    from training.rllib.options import RLlibConfig
+
+    cases = [(key, value, None) for key, value in numeric_options(TrainConfig())]
+    cases += [(f"rllib.{key}", value, RLlibConfig) for key, value in numeric_options(RLlibConfig())]
+    assert len(cases) > 40
+    for key, default, section in cases:
+        bad = ["-1"] + ([".nan", ".inf", "-.inf"] if isinstance(default, float) else [])
+        for value in bad:
+            with pytest.raises(ConfigError, match=re.escape(key)):
+                if section is None:
+                    load_config(None, [f"game={TOY}", f"{key}={value}"])
+                else:
+                    options(section, yaml.safe_load(f"{{{key.split('.', 1)[1]}: {value}}}"), "rllib")
+    # and each default passes: the audit refuses only what it should
+    load_config(None, [f"game={TOY}"])
+    options(RLlibConfig, {}, "rllib")
+
+
+def test_the_rllib_backend_names_every_option_it_cannot_train_at_once():
+    from training.rllib.options import check_supported, unsupported
+
+    config = load_config(ROOT / "configs" / "artifacts.yaml")  # net.critic=central and net.seats=true
+    assert unsupported(config.net, config.teacher) == [
+        "net.critic=central (separate or shared only)",
+        "net.seats=true",
+    ]
+    config = load_config(
+        None,
+        [f"game={TOY}", "net.kind=gru", "net.normalize_obs=true", "net.direct=true", "teacher.coef=1"],
+    )
+    with pytest.raises(ConfigError) as refused:
+        check_supported(config.net, config.teacher)
+    message = str(refused.value)
+    for name in ("net.kind=gru", "net.normalize_obs=true", "net.direct=true", "teacher.coef=1.0"):
+        assert name in message, message
+    assert unsupported(load_config(None, [f"game={TOY}"]).net) == []
+
+
+# ----- the numeric options of evaluate, rate, play ---------------------------------------------------
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["evaluate", "{run}", "--seed", "-1"], "--seed must be an integer from 0 to 2**63 - 1, got -1"),
+        (["rate", "{run}", "random", "--seed", "-1"], "--seed must be an integer from 0"),
+        (["play", "{run}", "--seed", "-1"], "--seed must be an integer from 0"),
+        (["evaluate", "{run}", "--threads", "0"], "--threads must be at least 1, got 0"),
+        (["rate", "{run}", "random", "--games", "0"], "--games must be at least 1, got 0"),
+        (["evaluate", "{run}", "--record", "x", "--record-games", "0"], "--record-games must be at least 1"),
+        (
+            ["evaluate", "{run}", "--opponents", "search", "--simulations", "0"],
+            "--simulations must be at least 1",
+        ),
+        (["evaluate", "{run}", "--opponents", "search", "--seconds", "0"], "--seconds must be > 0, got 0.0"),
+        (["play", "search", "--game", TOY, "--seconds", "nan"], "--seconds must be > 0, got nan"),
+        (["play", "{run}", "--seat", "2"], "--seat must be from 0 to 1 (2 players), got 2"),
+        (["play", "{run}", "--seat", "-1"], "--seat must be from 0 to 1 (2 players), got -1"),
+        (["evaluate", "{run}", "--opponents", ","], "--opponents names no player"),
+    ],
+)
+def test_bad_numbers_on_the_command_line_are_one_line_errors(run, capsys, args, needle):
+    assert main([a.format(run=run) for a in args]) == 2
+    one_line_error(capsys, needle)
+
+
+def test_usage_mistakes_are_one_line_errors_too():
+    """argparse's own errors (a word for a number, a missing argument) in a real process: one line that
+    points to --help, exit code 2."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    for args, needle in (
+        (["evaluate", "random", "--games", "abc"], "argument --games: invalid int value: 'abc'"),
+        (["evaluate"], "the following arguments are required: checkpoint"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "training", *args], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.splitlines() == [f"error: {needle} (see python -m training {args[0]} --help)"], (
+            done.stderr
+        )
+
+
+# ----- players by name ---------------------------------------------------------------------------------
+NAMES = "a player is random, scripted, search, search:RUN, a run directory or a checkpoint file"
+
+
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (
+            ["evaluate", "{run}", "--opponents", "random,randm"],
+            ["unknown player 'randm'", NAMES, "'random'?"],
+        ),
+        (["evaluate", "scriptd", "--game", TOY], ["unknown player 'scriptd'", NAMES, "'scripted'?"]),
+        (["rate", "{run}", "serch"], ["unknown player 'serch'", NAMES, "did you mean 'search'?"]),
+        (
+            ["evaluate", "{run}", "--opponents", "search:{run}x"],
+            ["'search:{run}x': no run directory", "{run}'?"],
+        ),
+        (["evaluate", "{run}x"], ["unknown player '{run}x'", "did you mean '{run}'?"]),
+        (["play", "random"], ["unknown player 'random': a player is search, search:RUN, a run directory"]),
+    ],
+)
+def test_unknown_players_list_the_names_and_suggest_the_closest(run, capsys, args, needles):
+    assert main([a.format(run=run) for a in args]) == 2
+    one_line_error(capsys, *(n.format(run=run) for n in needles))
+
+
+def test_config_and_library_player_names_suggest_the_closest():
+    with pytest.raises(
+        ConfigError,
+        match=r"eval.opponents entries must be 'random' or 'scripted', got 'scriptd'; did you mean 'scripted'\?",
+    ):
+        load_config(None, [f"game={TOY}", "eval.opponents=[random, scriptd]"])
+    info = game_info(TOY, {})
+    with pytest.raises(ValueError, match=r"unknown player 'randon'.*did you mean 'random'\?"):
+        match(info, "randon", "random", 2)
+
+
+# ----- a short run's warm start ------------------------------------------------------------------------
+def test_a_short_run_of_a_config_scales_its_warm_start_and_says_so():
+    path = ROOT / "configs" / "expressions.yaml"
+    planned = yaml.safe_load(path.read_text())
+    steps, games = planned["total_steps"], planned["pretrain"]["games"]
+    with pytest.warns(ScaledWarmStart, match=f"records 25 of its {games:,} scripted games"):
+        short = load_config(path, ["total_steps=2000"])
+    assert short.pretrain.games == -(-games * 2000 // steps) == 25
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # none of these scales: no warning either
+        assert load_config(path).pretrain.games == games
+        assert load_config(path, [f"total_steps={2 * steps}"]).pretrain.games == games
+        assert load_config(path, ["total_steps=2000", f"pretrain.games={games}"]).pretrain.games == games
+        assert load_config(path, ["total_steps=2000", "pretrain.games=40"]).pretrain.games == 40
+
+
+def test_every_shipped_config_at_its_own_length_keeps_its_whole_warm_start():
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        planned = yaml.safe_load(path.read_text())
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            config = load_config(path)
+        assert config.pretrain.games == planned.get("pretrain", {}).get("games", 0), path
+        assert config.total_steps == planned["total_steps"], path
+
+
+def test_cli_short_run_records_the_scaled_warm_start(tmp_path, capsys):
+    config = tmp_path / "warm.yaml"
+    config.write_text(f"game: {TOY}\ntotal_steps: 1024\npretrain:\n  games: 40\n  epochs: 1\n")
+    run_dir = tmp_path / "short"
+    assert main(["train", str(config), *TINY[1:], f"run_dir={run_dir}", "total_steps=256"]) == 0
+    captured = capsys.readouterr()
+    notes = [line for line in captured.err.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        f"note: total_steps=256 is 25.00% of the 1,024 that {str(config)!r} plans, so its warm start "
+        "records 10 of its 40 scripted games (pretrain.games=40 keeps them all)"
+    ]
+    assert yaml.safe_load((run_dir / "config.yaml").read_text())["pretrain"]["games"] == 10
+    seeds = json.loads(captured.out)["seeds"]
+    recorded = collect_scripted(game_info(TOY, {}), 10, seeds["warm_start"], uses_state=False)
+    assert json.loads(captured.out)["pretrain"]["pretrain/decisions"] == len(recorded["action"])
+
+
+def test_the_warm_start_shows_its_progress_and_trains_the_same_with_it(capsys):
+    info = game_info(TOY, {})
+    net_config = load_config(None, [f"game={TOY}", "net.hidden=[16]", "net.critic_hidden=[16]"]).net
+    cfg = PretrainConfig(games=6, epochs=2, minibatch=8)
+    trained = []
+    for progress in (False, True):
+        data = collect_scripted(info, cfg.games, seed=0, uses_state=False, progress=progress)
+        torch.manual_seed(0)
+        net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, net_config)
+        pretrain(net, data, cfg, 1.0, np.random.default_rng(0), progress=progress)
+        trained.append(net.state_dict())
+    err = capsys.readouterr().err
+    batches = cfg.epochs * -(-len(data["action"]) // cfg.minibatch)
+    assert re.search(r"warm start: recording scripted games: 100%.* 6/6 ", err), err
+    assert re.search(rf"warm start: cloning them \(2 epochs\): 100%.* {batches}/{batches} ", err), err
+    assert all(torch.equal(trained[0][k], trained[1][k]) for k in trained[0])  # the bars change nothing

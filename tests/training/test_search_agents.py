@@ -90,8 +90,11 @@ def test_rate_and_evaluate_guided_search_read_the_game_from_the_run(runs, capsys
     [
         (["evaluate", "search", "--opponents", "random", "--games", "2"], "give --game"),
         (["rate", "search", "random", "--games", "2"], "give --game"),
-        (["evaluate", "search", "--game", TOY, "--simulations", "0", "--games", "2"], "at least 1"),
-        (["evaluate", "search", "--game", TOY, "--seconds", "-1", "--games", "2"], "positive"),
+        (
+            ["evaluate", "search", "--game", TOY, "--simulations", "0", "--games", "2"],
+            "--simulations must be at least 1",
+        ),
+        (["evaluate", "search", "--game", TOY, "--seconds", "-1", "--games", "2"], "--seconds must be > 0"),
         (["evaluate", "search", "pile=7", "--games", "2"], "need --game"),
         (["evaluate", "search", "--game", TOY, "piles=7", "--games", "2"], "piles"),
         (["evaluate", "search", "--game", TOY, "pile", "--games", "2"], "unrecognized"),

@@ -23,10 +23,9 @@ from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from envs.core.errors import ConfigError
-
 from ..config import NetConfig
 from ..nets import PolicyNet, masked_logits
+from .options import check_supported
 
 OBS_KEY = "observation"
 MASK_KEY = "action_mask"
@@ -43,33 +42,13 @@ def split_obs(batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
     return obs[OBS_KEY].float(), obs[MASK_KEY] > 0
 
 
-def check_net_config(net: NetConfig) -> None:
-    """The network options the RLlib backend supports (raise ConfigError naming the others)."""
-    if net.kind != "mlp":
-        raise ConfigError(
-            f"backend=rllib supports net.kind=mlp only, got {net.kind!r} (use the native backend)"
-        )
-    if net.critic == "central":
-        raise ConfigError(
-            "backend=rllib supports net.critic=separate or shared, not central (use the native backend)"
-        )
-    if net.normalize_obs:
-        raise ConfigError("backend=rllib does not support net.normalize_obs=true (use the native backend)")
-    if net.direct:
-        raise ConfigError("backend=rllib does not support net.direct=true (use the native backend)")
-    if net.aux_state:
-        raise ConfigError("backend=rllib has no auxiliary target (net.aux_state); use the native backend")
-    if net.seats:
-        raise ConfigError("backend=rllib does not support net.seats=true (use the native backend)")
-
-
 class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
     """PPO actor-critic over our dict observations; model_config = {"net": NetConfig fields as a dict}."""
 
     def setup(self):
         net_config = NetConfig(**dict(self.model_config.get("net", {})))
         net_config.validate()
-        check_net_config(net_config)
+        check_supported(net_config)
         space = self.observation_space
         if not hasattr(space, "spaces") or OBS_KEY not in space.spaces or MASK_KEY not in space.spaces:
             raise ValueError(

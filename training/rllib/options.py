@@ -1,4 +1,4 @@
-"""Options of the RLlib backend (no Ray import here).
+"""Options of the RLlib backend, and the training options it does not support (no Ray import here).
 
 They live in the training config's `rllib` section, a mapping the generic config leaves to this backend:
 `rllib.<name>=value` on the command line, e.g. `rllib.num_env_runners=4`; `train()` also takes them
@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from envs.core.errors import ConfigError
+
+from ..config import NetConfig, TeacherConfig, check_count, check_number
 
 
 @dataclass
@@ -23,18 +25,36 @@ class RLlibConfig:
     sample_timeout_s: float = 120.0  # how long the driver waits for one EnvRunner's sample
 
     def validate(self) -> None:
-        if self.num_env_runners < 0 or self.num_learners < 0 or self.num_cpus < 0:
-            raise ConfigError(
-                "rllib.num_env_runners, rllib.num_learners and rllib.num_cpus must be >= 0, got "
-                f"{self.num_env_runners}, {self.num_learners}, {self.num_cpus}"
-            )
-        if self.num_cpus_per_env_runner <= 0:
-            raise ConfigError(
-                f"rllib.num_cpus_per_env_runner must be positive, got {self.num_cpus_per_env_runner}"
-            )
-        if self.object_store_mb and self.object_store_mb < 80:
-            raise ConfigError(
-                f"rllib.object_store_mb must be 0 (default) or at least 80, got {self.object_store_mb}"
-            )
-        if self.sample_timeout_s <= 0:
-            raise ConfigError(f"rllib.sample_timeout_s must be positive, got {self.sample_timeout_s}")
+        for name in ("num_env_runners", "num_learners"):
+            check_count(f"rllib.{name}", getattr(self, name), 0)
+        check_count("rllib.num_cpus", self.num_cpus, 0, " (0 = every core)")
+        check_number("rllib.num_cpus_per_env_runner", self.num_cpus_per_env_runner, 0, low_open=True)
+        if self.object_store_mb:
+            check_count("rllib.object_store_mb", self.object_store_mb, 80, " (or 0, Ray's default)")
+        check_number("rllib.sample_timeout_s", self.sample_timeout_s, 0, low_open=True)
+
+
+def unsupported(net: NetConfig, teacher: TeacherConfig | None = None) -> list[str]:
+    """The options that the RLlib backend cannot train, each as `key=value (what it supports)`; empty
+    when it can train them all."""
+    found = [
+        (net.kind != "mlp", f"net.kind={net.kind} (mlp only)"),
+        (net.critic == "central", "net.critic=central (separate or shared only)"),
+        (net.normalize_obs, "net.normalize_obs=true"),
+        (net.direct, "net.direct=true"),
+        (net.aux_state, f"net.aux_state={net.aux_state} (no auxiliary target)"),
+        (net.seats, "net.seats=true"),
+    ]
+    if teacher is not None:
+        found.append((teacher.coef, f"teacher.coef={teacher.coef} (no teacher)"))
+    return [text for present, text in found if present]
+
+
+def check_supported(net: NetConfig, teacher: TeacherConfig | None = None) -> None:
+    """One ConfigError naming every option the RLlib backend does not support, so a config is fixed in
+    one go."""
+    problems = unsupported(net, teacher)
+    if problems:
+        raise ConfigError(
+            f"backend=rllib does not support {'; '.join(problems)}: change them or train with backend=native"
+        )

@@ -28,13 +28,13 @@ import numpy as np
 import torch
 
 from .. import checkpoint as ckpt
-from ..config import ConfigError, TrainConfig, options
+from ..config import TrainConfig, options
 from ..games import game_info
 from ..pretrain import pretrain
 from ..run import Backend, Run, Seeds, run_game
 from .compat import backend_state
-from .module import RandomMaskedModule, ScriptedModule, check_net_config
-from .options import RLlibConfig
+from .module import RandomMaskedModule, ScriptedModule
+from .options import RLlibConfig, check_supported
 from .selfplay import (
     MAIN,
     RANDOM,
@@ -228,9 +228,7 @@ class RLlibRun(Backend):
     ):
         self.config = config
         self.info = run_game(config)
-        check_net_config(config.net)
-        if config.teacher.coef:
-            raise ConfigError("backend=rllib has no teacher (teacher.coef); train with backend=native")
+        check_supported(config.net, config.teacher)
         self.rllib = rllib_options(config, rllib)
         if not config.ppo.normalize_advantages:
             warnings.warn(
@@ -315,7 +313,7 @@ class RLlibRun(Backend):
         net = self.sync_net()
         net.train()
         rng = np.random.default_rng(Seeds(cfg.seed).minibatches)
-        stats = pretrain(net, data, cfg.pretrain, cfg.ppo.reward_scale, rng)
+        stats = pretrain(net, data, cfg.pretrain, cfg.ppo.reward_scale, rng, progress=cfg.progress)
         set_module_weights(self.algo, MAIN, {k: v.detach().numpy() for k, v in net.state_dict().items()})
         return stats
 
