@@ -203,7 +203,7 @@ def test_teams_and_cooperative_seating(tmp_path):
     seen_teams = set()
     game = trainer.info.new_game(0)
     for _ in range(40):
-        keys, (key, team, _) = trainer._assign(0, rng, game)
+        keys, (key, team, _) = trainer.seating.assign(0, rng, game)
         assert key == "random"
         assert (
             [k == "learner" for k in keys]
@@ -223,7 +223,7 @@ def test_teams_and_cooperative_seating(tmp_path):
         log=False,
     )
     for _ in range(10):
-        keys, _ = coop._assign(0, rng, coop.info.new_game(0))
+        keys, _ = coop.seating.assign(0, rng, coop.info.new_game(0))
         assert keys == ["learner"] * 3
 
 
@@ -241,7 +241,7 @@ def test_secret_teams_dealt_per_game_seat_the_learner_on_one_whole_side(tmp_path
     rng = np.random.default_rng(0)
     for seed in range(20):
         game = trainer.info.new_game(seed)
-        keys, (_, team, teams) = trainer._assign(0, rng, game)
+        keys, (_, team, teams) = trainer.seating.assign(0, rng, game)
         assert teams == game.teams() and sorted(teams) == [7, 7, 9, 9]  # the game's own ids
         assert [k == "learner" for k in keys] == [t == team for t in teams]
     info = trainer.info
@@ -270,7 +270,7 @@ def test_artifacts_learner_is_seated_on_a_dealt_side(tmp_path):
     deals = set()
     for seed in range(12):
         game = info.new_game(seed)
-        keys, (_, team, teams) = trainer._assign(0, rng, game)
+        keys, (_, team, teams) = trainer.seating.assign(0, rng, game)
         assert teams == game.teams() and sorted(teams) == [0, 0, 0, 0, 1, 1, 1]
         assert [k == "learner" for k in keys] == [t == team for t in teams]
         deals.add(tuple(teams))
