@@ -30,7 +30,8 @@ class WorkerError(RuntimeError):
 
 
 def serve(conn, payload: bytes, threads: int) -> None:
-    """A worker's life: build the hosted object, then answer (method, args) calls until told to stop."""
+    """A worker's life: build the hosted object, answer (method, args) calls until told to stop, then
+    call the object's `close()`, if it has one."""
     for name in THREAD_VARIABLES:  # before torch or numpy's BLAS start their thread pools
         os.environ[name] = str(threads)
     try:
@@ -41,6 +42,16 @@ def serve(conn, payload: bytes, threads: int) -> None:
     except BaseException:
         conn.send(("error", traceback.format_exc()))
         return
+    try:
+        answer(conn, hosted)
+    finally:
+        close = getattr(hosted, "close", None)
+        if callable(close):  # the hosted object frees what it holds (shared memory views) before exit
+            close()
+
+
+def answer(conn, hosted) -> None:
+    """Answer (method, args) calls on `hosted` until told to stop or the parent is gone."""
     while True:
         try:
             method, args = conn.recv()

@@ -1,0 +1,72 @@
+"""envs.core.workers: processes that each host one object and answer calls on it."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from envs.core.workers import WorkerError, Workers, split
+
+
+class Counter:
+    """A hosted object: adds to its total, raises on request, and notes its close() in a file."""
+
+    def __init__(self, start: int, closed_note: str | None = None):
+        self.total, self.closed_note = start, closed_note
+
+    def add(self, amount: int) -> int:
+        self.total += amount
+        return self.total
+
+    def fail(self) -> None:
+        raise KeyError("no such thing")
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def close(self) -> None:
+        if self.closed_note:
+            Path(self.closed_note).write_text(str(self.total))
+
+
+def broken_factory():
+    raise ValueError("cannot build this")
+
+
+def test_workers_answer_in_order_report_errors_and_deaths_and_close_their_objects(tmp_path):
+    note = tmp_path / "closed"
+    workers = Workers(Counter, [(0,), (10, str(note))])
+    with workers:
+        assert workers.call("add", [(1,), (2,)]) == [1, 12]
+        workers.send(1, "add", 5)
+        assert workers.receive(1) == 17
+        with pytest.raises(WorkerError, match="KeyError: 'no such thing'"):
+            workers.call("fail")
+        assert workers.call("add", [(0,), (0,)]) == [1, 17]  # the pipes stay in step after an error
+        pids = workers.call("pid")
+        assert len(set(pids)) == 2 and os.getpid() not in pids
+    assert note.read_text() == "17"  # close() ran in the worker as it stopped
+    workers.close()  # twice is fine
+
+    with Workers(Counter, [(0,), (0,)]) as workers:
+        os.kill(workers.call("pid")[0], signal.SIGKILL)
+        with pytest.raises(WorkerError, match="worker 0 died"):
+            workers.call("add", [(1,), (1,)])
+
+
+def test_a_factory_that_fails_is_an_error_at_start():
+    with pytest.raises(WorkerError, match="ValueError: cannot build this"):
+        Workers(broken_factory, [()])
+    with pytest.raises(ValueError, match="at least one worker"):
+        Workers(Counter, [])
+
+
+@pytest.mark.parametrize("count, parts", [(10, 3), (3, 3), (64, 2), (5, 1)])
+def test_split_cuts_contiguous_ranges_that_differ_by_at_most_one(count, parts):
+    ranges = split(count, parts)
+    assert len(ranges) == parts and [i for r in ranges for i in r] == list(range(count))
+    sizes = [len(r) for r in ranges]
+    assert max(sizes) - min(sizes) <= 1 and sizes == sorted(sizes, reverse=True)
