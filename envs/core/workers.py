@@ -29,6 +29,10 @@ class WorkerError(RuntimeError):
     """A worker raised (its traceback is in the message) or died."""
 
 
+class WorkerDied(WorkerError):
+    """A worker process ended without answering (killed, out of memory, or failed to start)."""
+
+
 def serve(conn, payload: bytes, threads: int) -> None:
     """A worker's life: build the hosted object, answer (method, args) calls until told to stop, then
     call the object's `close()`, if it has one."""
@@ -102,10 +106,23 @@ class Workers:
                 self.conns.append(parent)
                 self.processes.append(process)
             for w in range(len(args)):
-                self.receive(w)  # each hosted object is built (or its error comes back now)
+                self._started(w)
         except BaseException:
             self.close()
             raise
+
+    def _started(self, w: int) -> None:
+        """Wait until worker w has built its object (or its error comes back now)."""
+        try:
+            self.receive(w)
+        except WorkerDied:
+            # a spawned worker first imports the parent's main script: unguarded, that script starts
+            # workers again, and the child exits with multiprocessing's bootstrapping error
+            raise WorkerDied(
+                f"worker {w} died while starting (exit code {self.processes[w].exitcode}; its own error is "
+                "printed above). A script that starts workers with the 'spawn' method must do so under "
+                '`if __name__ == "__main__":`.'
+            ) from None
 
     def __len__(self) -> int:
         return len(self.conns)
@@ -121,13 +138,13 @@ class Workers:
         try:
             self.conns[w].send((method, args))
         except (BrokenPipeError, OSError):
-            raise WorkerError(self._death(w)) from None
+            raise WorkerDied(self._death(w)) from None
 
     def receive(self, w: int) -> Any:
         try:
             status, value = self.conns[w].recv()
         except (EOFError, OSError):
-            raise WorkerError(self._death(w)) from None
+            raise WorkerDied(self._death(w)) from None
         if status == "error":
             raise WorkerError(f"worker {w} raised:\n{value}")
         return value

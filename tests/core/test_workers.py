@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,6 +64,17 @@ def test_a_factory_that_fails_is_an_error_at_start():
         Workers(broken_factory, [()])
     with pytest.raises(ValueError, match="at least one worker"):
         Workers(Counter, [])
+
+
+def test_a_script_that_starts_workers_unguarded_is_told_why_they_died(tmp_path):
+    """Spawned workers import the main script first; without a __main__ guard it starts workers again."""
+    script = tmp_path / "unguarded.py"
+    script.write_text("from envs.core.workers import Workers\nWorkers(dict, [()])\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode != 0
+    assert "worker 0 died while starting" in done.stderr
+    assert 'if __name__ == "__main__":' in done.stderr.splitlines()[-1]
 
 
 @pytest.mark.parametrize("count, parts", [(10, 3), (3, 3), (64, 2), (5, 1)])
