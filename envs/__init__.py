@@ -1,7 +1,8 @@
 """Imperfect-information tabletop games as PettingZoo AEC and Gymnasium environments.
 
 `from envs import expressions_v0; env = expressions_v0.env(num_players=4)`; `import envs` also
-registers the single-seat Gymnasium ids `tabletop/<Game>-v0`.
+registers the single-seat Gymnasium ids `tabletop/<Game>-v0`; `envs.vector(game, num_games, workers)` steps
+many games together as numpy batches.
 """
 
 from __future__ import annotations
@@ -28,6 +29,15 @@ def spec(name: str):
 
 def specs():
     return [spec(name) for name in GAMES]
+
+
+def vector(game: str, num_games: int, workers: int = 1, seed: int | None = None, **kwargs):
+    """`num_games` games of `game` stepped together over `workers` processes, as numpy batches:
+    `envs.vector("exposed", num_games=64, workers=2, seed=0, num_players=4)`. The keywords are
+    VectorGames' (opponents=, seat=, copy=, context=) and the game's options (envs.core.vector)."""
+    from envs.core.vector import VectorGames
+
+    return VectorGames(game, num_games, workers, seed, **kwargs)
 
 
 def _register_gym_ids() -> None:

@@ -1,5 +1,5 @@
 """What every game shares: the engine contract, the turn flow, layouts and the observer, the PettingZoo
-and Gymnasium faces."""
+and Gymnasium faces, and the batched environment (VectorGames)."""
 
 from .config import build_config
 from .errors import ConfigError, IllegalActionError, OrderError
@@ -10,6 +10,7 @@ from .observer import Observer
 from .policies import RandomPolicy
 from .registry import GameSpec
 from .search import Search, SearchBudget
+from .vector import Step, VectorGames
 
 __all__ = [
     "ActionGroup",
@@ -27,7 +28,9 @@ __all__ = [
     "RandomPolicy",
     "Search",
     "SearchBudget",
+    "Step",
     "TurnFlow",
+    "VectorGames",
     "build_config",
     "piece",
 ]

@@ -10,13 +10,10 @@ import numpy as np
 from gymnasium import spaces
 
 from .config import build_config
-from .errors import IllegalActionError, OrderError, did_you_mean
+from .errors import IllegalActionError, OrderError
+from .policies import checked_seat, deal_for_seat, is_over, play_others, seat_policies
 from .registry import GameSpec
 from .render import show
-from .search import reads_game, unguided_search
-
-MAX_REDEALS = 100
-NAMED_OPPONENTS = ("random", "scripted", "search")  # and "search:<run>"
 
 
 class SingleSeatEnv(gymnasium.Env):
@@ -66,14 +63,7 @@ class SingleSeatEnv(gymnasium.Env):
         self._options = dict(config)
         probe = self.game_class(self.config, np.random.default_rng(0))
         self.num_players = probe.num_players
-        if seat is not None and (
-            isinstance(seat, (bool, np.bool_))
-            or not isinstance(seat, (int, np.integer))
-            or not 0 <= seat < self.num_players
-        ):
-            raise ValueError(
-                f"seat must be None (a random seat) or an integer 0..{self.num_players - 1}, got {seat!r}"
-            )
+        self.fixed_seat = checked_seat(seat, self.num_players)
         if render_mode not in (None, "ansi", "rgb_array", "human"):
             raise ValueError(f"unknown render_mode {render_mode!r}")
         if render_view not in ("learner", "table"):
@@ -87,10 +77,9 @@ class SingleSeatEnv(gymnasium.Env):
         self.illegal_reward = float(illegal_reward)
         self._ended_by_illegal = False
         self.render_mode = render_mode
-        self.fixed_seat = None if seat is None else int(seat)
         self._has_reset = False
         self.dict_observation = dict_observation
-        self.opponents = self._seat_policies(opponents)
+        self.opponents = seat_policies(self.spec_, self.config, self._options, opponents, self.num_players)
         low, high = probe.observation_layout.bounds()
         vector = spaces.Box(low, high, dtype=np.float32)
         self.action_space = spaces.Discrete(probe.num_actions)
@@ -104,47 +93,6 @@ class SingleSeatEnv(gymnasium.Env):
         self.seat = 0
         self._rewards_along = probe.game_type().reward_model == "rewards"
 
-    def _seat_policies(self, opponents) -> list[Callable | None]:
-        if opponents is None:
-            return [None] * self.num_players
-        if isinstance(opponents, str):
-            return [self._named_policy(opponents, s) for s in range(self.num_players)]
-        if callable(opponents) or reads_game(opponents):
-            # a policy with recurrent state gives each seat its own copy (the policy protocol below)
-            for_seat = getattr(opponents, "for_seat", None)
-            if callable(for_seat):
-                return [for_seat(s) for s in range(self.num_players)]
-            return [opponents] * self.num_players
-        opponents = list(opponents)
-        if len(opponents) != self.num_players:
-            raise ValueError(f"give one opponent policy per seat ({self.num_players}), got {len(opponents)}")
-        return [self._named_policy(o, s) if isinstance(o, str) else o for s, o in enumerate(opponents)]
-
-    def _named_policy(self, name: str, seat: int):
-        """ "random", "scripted", "search" (ISMCTS), or "search:<run>" (guided by a trained run: this asks
-        the training package, which must be installed, for it)."""
-        if name == "random":
-            return None
-        if name == "scripted":
-            if self.spec_.scripted_policy is None:
-                raise ValueError(f"{self.spec_.name} has no scripted player")
-            return self.spec_.scripted_policy(self.config, seat)
-        if name == "search":
-            return unguided_search(self.spec_, self.config, seed=seat)
-        if name.startswith("search:"):
-            try:
-                from training.games import spec_info
-                from training.search import search_agent
-            except ImportError as exc:
-                raise ValueError(
-                    f"{name!r} needs the training package: pip install 'tabletop-rl[train]'"
-                ) from exc
-            return search_agent(name, spec_info(self.spec_, self._options), seed=seat)
-        raise ValueError(
-            f"unknown opponent {name!r}: use 'random', 'scripted', 'search', 'search:<run>' or a policy"
-            + did_you_mean(name, NAMED_OPPONENTS)
-        )
-
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         self._has_reset = True
@@ -152,15 +100,9 @@ class SingleSeatEnv(gymnasium.Env):
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
         self._last_return = 0.0
         self._ended_by_illegal = False
-        # An episode starts at the learner's first decision; a deal whose game ends before the learner
-        # ever acts (rare: e.g. an early kill in Artifacts) is not an episode of that seat: deal again.
-        for _ in range(MAX_REDEALS):
-            self.game = self.game_class(self.config, np.random.default_rng(int(rng.integers(2**63))))
-            self._reset_opponents()
-            self._play_others()
-            if not self._over():
-                return self._observe(), self._info()
-        raise RuntimeError(f"seat {self.seat} never got a decision in {MAX_REDEALS} deals")
+        # an episode starts at the learner's first decision (deal_for_seat deals again if it never comes)
+        self.game = deal_for_seat(self.game_class, self.config, self.seat, self.opponents, rng)
+        return self._observe(), self._info()
 
     def step(self, action):
         if not self._has_reset:
@@ -184,32 +126,11 @@ class SingleSeatEnv(gymnasium.Env):
             reward, self._last_return = ret - self._last_return, ret
         return self._observe(), reward, terminated, truncated, self._info()
 
-    def _reset_opponents(self) -> None:
-        """A new game: policies with a `reset()` hook forget the last one (recurrent state)."""
-        seen = set()
-        for policy in self.opponents:
-            reset = getattr(policy, "reset", None)
-            if callable(reset) and id(policy) not in seen:
-                seen.add(id(policy))
-                reset()
-
     def _over(self) -> bool:
-        return self.game.is_terminal() or self.game.is_truncated()
+        return is_over(self.game)
 
     def _play_others(self):
-        game, rng = self.game, self.np_random
-        while not self._over() and game.current_player() != self.seat:
-            player = game.current_player()
-            mask = game.legal_action_mask()
-            policy = self.opponents[player]
-            if policy is None:
-                legal = np.flatnonzero(mask)
-                action = int(legal[rng.integers(len(legal))])
-            elif reads_game(policy):  # a search agent: it reads the game through resample_hidden only
-                action = policy.act(game, player)
-            else:  # a copy: the policy may write to its mask
-                action = policy(game.observation(player), mask.copy())
-            game.apply_action(action)
+        play_others(self.game, self.seat, self.opponents, self.np_random)
 
     def _observe(self):
         obs = self.game.observation(self.seat)

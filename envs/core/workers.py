@@ -30,8 +30,13 @@ class WorkerError(RuntimeError):
     """A worker raised (its traceback is in the message) or died."""
 
 
+class WorkerDied(WorkerError):
+    """A worker process ended without answering (killed, out of memory, or failed to start)."""
+
+
 def serve(conn, payload: bytes, threads: int) -> None:
-    """A worker's life: build the hosted object, then answer (method, args) calls until told to stop."""
+    """A worker's life: build the hosted object, answer (method, args) calls until told to stop, then
+    call the object's `close()`, if it has one."""
     for name in THREAD_VARIABLES:  # before torch or numpy's BLAS start their thread pools
         os.environ[name] = str(threads)
     try:
@@ -42,6 +47,16 @@ def serve(conn, payload: bytes, threads: int) -> None:
     except BaseException:
         put(conn, ("error", traceback.format_exc()))
         return
+    try:
+        answer(conn, hosted)
+    finally:
+        close = getattr(hosted, "close", None)
+        if callable(close):  # the hosted object frees what it holds (shared memory views) before exit
+            close()
+
+
+def answer(conn, hosted) -> None:
+    """Answer (method, args) calls on `hosted` until told to stop or the parent is gone."""
     while True:
         try:
             method, args = get(conn)
@@ -100,10 +115,23 @@ class Workers:
                 self.conns.append(parent)
                 self.processes.append(process)
             for w in range(len(args)):
-                self.receive(w)  # each hosted object is built (or its error comes back now)
+                self._started(w)
         except BaseException:
             self.close()
             raise
+
+    def _started(self, w: int) -> None:
+        """Wait until worker w has built its object (or its error comes back now)."""
+        try:
+            self.receive(w)
+        except WorkerDied:
+            # a spawned worker first imports the parent's main script: unguarded, that script starts
+            # workers again, and the child exits with multiprocessing's bootstrapping error
+            raise WorkerDied(
+                f"worker {w} died while starting (exit code {self.processes[w].exitcode}; its own error is "
+                "printed above). A script that starts workers with the 'spawn' method must do so under "
+                '`if __name__ == "__main__":`.'
+            ) from None
 
     def __len__(self) -> int:
         return len(self.conns)
@@ -119,13 +147,13 @@ class Workers:
         try:
             put(self.conns[w], (method, args))
         except (BrokenPipeError, OSError):
-            raise WorkerError(self._death(w)) from None
+            raise WorkerDied(self._death(w)) from None
 
     def receive(self, w: int) -> Any:
         try:
             status, value = get(self.conns[w])
         except (EOFError, OSError):
-            raise WorkerError(self._death(w)) from None
+            raise WorkerDied(self._death(w)) from None
         if status == "error":
             raise WorkerError(f"worker {w} raised:\n{value}")
         return value

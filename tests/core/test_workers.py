@@ -1,37 +1,103 @@
-"""envs.core.workers: processes that host an object each and answer calls; errors and deaths come back as
-WorkerError (never a hang), and the pipes stay in step after one."""
+"""envs.core.workers: processes that each host one object and answer calls on it."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
-import numpy as np
 import pytest
 
 from envs.core.workers import WorkerError, Workers, split
 
-pytestmark = pytest.mark.xdist_group("workers")
-
 
 class Counter:
-    def __init__(self, start: int):
-        self.n = start
-        self.pid = os.getpid()
+    """A hosted object: adds to its total, raises on request, and notes its close() in a file."""
 
-    def add(self, k: int) -> int:
-        self.n += k
-        return self.n
+    def __init__(self, start: int, closed_note: str | None = None):
+        self.total, self.closed_note = start, closed_note
+
+    def add(self, amount: int) -> int:
+        self.total += amount
+        return self.total
+
+    def fail(self) -> None:
+        raise KeyError("no such thing")
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def close(self) -> None:
+        if self.closed_note:
+            Path(self.closed_note).write_text(str(self.total))
+
+
+def broken_factory():
+    raise ValueError("cannot build this")
+
+
+def test_workers_answer_in_order_report_errors_and_deaths_and_close_their_objects(tmp_path):
+    note = tmp_path / "closed"
+    workers = Workers(Counter, [(0,), (10, str(note))])
+    with workers:
+        assert workers.call("add", [(1,), (2,)]) == [1, 12]
+        workers.send(1, "add", 5)
+        assert workers.receive(1) == 17
+        with pytest.raises(WorkerError, match="KeyError: 'no such thing'"):
+            workers.call("fail")
+        assert workers.call("add", [(0,), (0,)]) == [1, 17]  # the pipes stay in step after an error
+        pids = workers.call("pid")
+        assert len(set(pids)) == 2 and os.getpid() not in pids
+    assert note.read_text() == "17"  # close() ran in the worker as it stopped
+    workers.close()  # twice is fine
+
+    with Workers(Counter, [(0,), (0,)]) as workers:
+        os.kill(workers.call("pid")[0], signal.SIGKILL)
+        with pytest.raises(WorkerError, match="worker 0 died"):
+            workers.call("add", [(1,), (1,)])
+
+
+def test_a_factory_that_fails_is_an_error_at_start():
+    with pytest.raises(WorkerError, match="ValueError: cannot build this"):
+        Workers(broken_factory, [()])
+    with pytest.raises(ValueError, match="at least one worker"):
+        Workers(Counter, [])
+
+
+def test_a_script_that_starts_workers_unguarded_is_told_why_they_died(tmp_path):
+    """Spawned workers import the main script first; without a __main__ guard it starts workers again."""
+    script = tmp_path / "unguarded.py"
+    script.write_text("from envs.core.workers import Workers\nWorkers(dict, [()])\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode != 0
+    assert "worker 0 died while starting" in done.stderr
+    assert 'if __name__ == "__main__":' in done.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize("count, parts", [(10, 3), (3, 3), (64, 2), (5, 1)])
+def test_split_cuts_contiguous_ranges_that_differ_by_at_most_one(count, parts):
+    ranges = split(count, parts)
+    assert len(ranges) == parts and [i for r in ranges for i in r] == list(range(count))
+    sizes = [len(r) for r in ranges]
+    assert max(sizes) - min(sizes) <= 1 and sizes == sorted(sizes, reverse=True)
+
+
+class Host:
+    """A hosted object for the checks below: where it runs, with how many threads, what it received."""
 
     def where(self) -> int:
-        return self.pid
-
-    def echo(self, value):
-        return value
+        return os.getpid()
 
     def threads(self) -> str:
         return os.environ.get("OMP_NUM_THREADS", "")
 
-    def fail(self, who: int, index: int) -> int:
+    def echo(self, value):
+        return value
+
+    def fail_on(self, who: int, index: int) -> int:
         if index == who:
             raise ValueError(f"worker {index} was told to fail")
         return index
@@ -40,66 +106,26 @@ class Counter:
         os._exit(7)
 
 
-class Broken:
-    def __init__(self):
-        raise RuntimeError("cannot build")
-
-
-def test_calls_run_in_separate_processes_each_with_its_own_object():
-    with Workers(Counter, [(0,), (10,)]) as workers:
-        assert len(workers) == 2
-        assert workers.call("add", [(1,), (2,)]) == [1, 12]
-        assert workers.call("add", [(1,), (1,)]) == [2, 13]
-        pids = workers.call("where")
-        assert len(set(pids)) == 2 and os.getpid() not in pids
-        assert workers.call("threads") == ["1", "1"]  # one core each
-        workers.send(1, "add", 5)
-        assert workers.receive(1) == 18
-
-
-def test_values_travel_by_value():
+def test_each_worker_runs_on_one_thread_and_owns_what_it_receives():
+    import numpy as np
     import torch
 
-    tensor = torch.arange(6.0)
-    array = np.arange(4)
-    with Workers(Counter, [(0,)]) as workers:
-        back_tensor, back_array = workers.call("echo", [((tensor, array),)])[0]
-    assert torch.equal(back_tensor, tensor) and np.array_equal(back_array, array)
+    tensor, array = torch.arange(6.0), np.arange(4)
+    with Workers(Host, [(), ()]) as workers:
+        assert workers.call("threads") == ["1", "1"]  # one core each
+        back_tensor, back_array = workers.call("echo", [((tensor, array),)] * 2)[0]
+    assert torch.equal(back_tensor, tensor) and np.array_equal(back_array, array)  # by value
 
 
-def test_an_error_comes_back_with_its_traceback_and_the_pipes_stay_in_step():
-    with Workers(Counter, [(0,), (0,), (0,)]) as workers:
+def test_the_failing_worker_is_named_and_every_answer_is_still_read():
+    with Workers(Host, [(), (), ()]) as workers:
         with pytest.raises(WorkerError, match="(?s)worker 1 raised.*ValueError: worker 1 was told to fail"):
-            workers.call("fail", [(1, 0), (1, 1), (1, 2)])
-        assert workers.call("add", [(1,), (2,), (3,)]) == [1, 2, 3]  # every answer was read
+            workers.call("fail_on", [(1, 0), (1, 1), (1, 2)])
+        assert workers.call("fail_on", [(9, 0), (9, 1), (9, 2)]) == [0, 1, 2]
 
 
-def test_a_worker_that_dies_is_an_error_not_a_hang():
-    with Workers(Counter, [(0,), (0,)]) as workers:
+def test_a_worker_that_exits_reports_its_exit_code():
+    with Workers(Host, [(), ()]) as workers:
+        workers.send(0, "die")
         with pytest.raises(WorkerError, match="worker 0 died \\(exit code 7\\)"):
-            workers.send(0, "die")
             workers.receive(0)
-
-
-def test_a_worker_that_cannot_be_built_stops_the_others():
-    with pytest.raises(WorkerError, match="RuntimeError: cannot build"):
-        Workers(Broken, [(), ()])
-    with pytest.raises(ValueError, match="at least one worker"):
-        Workers(Counter, [])
-
-
-def test_close_is_idempotent():
-    workers = Workers(Counter, [(0,)])
-    processes = list(workers.processes)
-    workers.close()
-    workers.close()
-    assert not any(p.is_alive() for p in processes)
-
-
-def test_split_covers_every_item_once_in_near_equal_parts():
-    for count in (0, 1, 7, 64):
-        for parts in (1, 2, 3, 5):
-            ranges = split(count, parts)
-            assert len(ranges) == parts
-            assert [i for r in ranges for i in r] == list(range(count))
-            assert max(map(len, ranges)) - min(map(len, ranges)) <= 1
