@@ -18,7 +18,14 @@ From them, the predicted iteration rate on N cores with N workers (each worker a
 thread of the trainer's process):
     learner decisions per second = 1 / (rollout_1 / (N * efficiency_2) + transport + update)
 with rollout_1 the seconds per learner decision at one worker and efficiency_2 the measured rollout
-speed-up at two workers over 2. Prints, does not assert.
+speed-up at two workers over 2.
+
+Where inference runs (`--inference`): the trainer infers on each worker, with its own copy of the
+weights. The alternative - the workers only step the games, through the public batched environment
+(`envs.vector`), and every worker's decisions are batched through one network in the trainer's process -
+is measured beside it on self-play (every seat the learner, so both do the same work): decisions of
+any seat per second, the config's network and ppo.num_envs games, at each worker count. Prints, does
+not assert.
 """
 
 from __future__ import annotations
@@ -158,13 +165,99 @@ def predict(one: dict, two: dict, cores: int) -> int:
     return round(1 / per)
 
 
+def central_rate(name: str, workers: int, steps: int, seed: int) -> float:
+    """Self-play decisions per second with inference batched in this process over `envs.vector`."""
+    import numpy as np
+    import torch
+
+    import envs
+    from training.actors import NetActor
+    from training.cli import default_config
+    from training.config import load_config
+    from training.games import game_info
+    from training.nets import PolicyNet
+
+    cfg = load_config(default_config(name), [f"seed={seed}"])
+    info = game_info(cfg.game, cfg.game_config)
+    cfg.net.bind_game(info.new_game(0))
+    net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, cfg.net).eval()
+    actor, rng = NetActor(net), np.random.default_rng(seed)
+    hidden = np.zeros((cfg.ppo.num_envs, net.hidden_size), np.float32)
+    with envs.vector(cfg.game, cfg.ppo.num_envs, workers=workers, seed=seed, **cfg.game_config) as games:
+        step = games.reset()
+        for t in range(steps + 5):  # five steps of warm-up
+            if t == 5:
+                began = time.perf_counter()
+            actions, _, _, new_h = actor.act(
+                step.obs, step.mask, hidden if net.recurrent else None, None, rng, True
+            )
+            if net.recurrent:
+                hidden = new_h
+            with torch.no_grad():
+                step = games.step(actions)
+        return steps * cfg.ppo.num_envs / (time.perf_counter() - began)
+
+
+def worker_rate(name: str, workers: int, iterations: int, seed: int) -> float:
+    """Self-play decisions per second of the trainer's rollouts, inference on each worker."""
+    from training.cli import default_config
+    from training.config import load_config
+    from training.trainer import Trainer
+
+    with tempfile.TemporaryDirectory() as folder:
+        overrides = [
+            f"workers={workers}",
+            "pretrain.games=0",
+            "eval.every=0",
+            "checkpoint_every=0",
+            "progress=false",
+            "opponents.self_play=1",
+            "opponents.snapshot=0",
+            "opponents.scripted=0",
+            "opponents.random=0",
+            f"seed={seed}",
+            f"run_dir={folder}/run",
+        ]
+        trainer = Trainer(load_config(default_config(name), overrides), log=False)
+        p, runner = trainer.config.ppo, trainer.runner
+        try:
+            runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)  # warm-up
+            before, began = runner.all_decisions, time.perf_counter()
+            for _ in range(iterations):
+                runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)
+            return (runner.all_decisions - before) / (time.perf_counter() - began)
+        finally:
+            trainer.close()
+
+
+def compare_inference(names: list[str], worker_counts: list[int], repeats: int) -> dict:
+    out = {}
+    for name in names:
+        rates = {f"{where} workers={w}": [] for w in worker_counts for where in ("on_workers", "central")}
+        for repeat in range(repeats):
+            for w in worker_counts:
+                rates[f"on_workers workers={w}"].append(worker_rate(name, w, 2, repeat))
+                rates[f"central workers={w}"].append(central_rate(name, w, 128, repeat))
+        out[name] = {k: round(statistics.median(v)) for k, v in rates.items()}
+        print(json.dumps({name: out[name]}), flush=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS))
     parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--iterations", type=int, default=3, help="timed iterations per run")
     parser.add_argument("--repeats", type=int, default=3, help="fresh runs per figure (median)")
+    parser.add_argument(
+        "--inference",
+        action="store_true",
+        help="compare inference on the workers with inference batched centrally",
+    )
     args = parser.parse_args()
+    if args.inference:
+        print(json.dumps(compare_inference(args.configs, args.workers, args.repeats), indent=1))
+        return
     results = {}
     for name in args.configs:
         runs = {w: [] for w in args.workers}
