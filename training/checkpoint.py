@@ -318,6 +318,12 @@ def mismatches(data: dict, info, game: str) -> list[str]:
     ):
         if data.get(key) != mine:
             problems.append(f"{key} {data.get(key)} vs {mine}")
+    if problems == [f"obs_dim {data.get('obs_dim')} vs {info.obs_dim}"]:
+        # the same game, players and actions: only a new version of the game's observation does that
+        problems[0] += (
+            f" (the same game, players and actions: the checkpoint predates a change of {game}'s "
+            "observation and cannot be used with this version; train a new one)"
+        )
     return problems
 
 

@@ -98,9 +98,12 @@ class Policy:
         net = self.net
         if obs.shape[1] != net.obs_dim or mask.shape[1] != net.num_actions:
             trained = f"{self.game} {self.game_config}" if self.game else "its game"
+            # the same actions but other observations: most likely this game, observed by a newer version
+            hint = " (if this is that game, the policy predates a change of its observation: train a new one)"
             raise ValueError(
                 f"this policy was trained on {trained}: observations of {net.obs_dim} numbers and "
                 f"{net.num_actions} actions; got {obs.shape[1]} and {mask.shape[1]}"
+                + (hint if mask.shape[1] == net.num_actions else "")
             )
 
     def __repr__(self) -> str:

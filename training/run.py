@@ -434,8 +434,8 @@ class Run:
     def _refuse_another_runs_directory(self, data: dict) -> None:
         """Resuming writes run_dir/checkpoints/latest.pt: never over another game's run."""
         latest = self.run_dir / "checkpoints" / "latest.pt"
-        if not latest.is_file():
-            return
+        if not latest.is_file() or latest.resolve() == Path(data["path"]).resolve():
+            return  # (resuming the run's own latest checkpoint: `check_compatible` says what differs)
         try:
             other = ckpt.read_checkpoint(latest)
         except ckpt.CheckpointError:  # a damaged latest.pt: resuming from an earlier checkpoint repairs it

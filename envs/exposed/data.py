@@ -276,6 +276,52 @@ GUESTS: tuple[Guest, ...] = (
     ),
 )
 
+
+class ItemChoice(NamedTuple):
+    """One kind of choice inside an item (an item step): the observation's `item_choice` one-hot says
+    which one the deciding seat is making, in the order of ITEM_CHOICES; rules.py's ITEM_CHOICE_RULES
+    names the rule that carries each out."""
+
+    item: str
+    name: str  # unique within the item
+    chooses: str
+
+
+ITEM_CHOICES: tuple[ItemChoice, ...] = (
+    ItemChoice("accountant", "destination", "the tile the Wallets go to (not your own Guest)"),
+    ItemChoice("accountant", "source", "a tile to take a Wallet from"),
+    ItemChoice("dentist", "player", "the player to ask"),
+    ItemChoice("engineer", "tile", "the tile to expose"),
+    ItemChoice("firefighter", "line", "the row or column to rearrange"),
+    ItemChoice("firefighter", "place", "the tile for the line's next place"),
+    ItemChoice("locksmith", "source", "a tile to take a Wallet from"),
+    ItemChoice("mechanic", "steal", "a tile to steal from"),
+    ItemChoice("paramedic", "line", "the row or column whose tiles get a Wallet each"),
+    ItemChoice("physicist", "first", "the first tile of the swap"),
+    ItemChoice("physicist", "second", "the tile to swap it with"),
+    ItemChoice("teacher", "source", "the tile the Wallets come from"),
+    ItemChoice("teacher", "destination", "another tile to get a Wallet"),
+    ItemChoice("undertaker", "tile", "a tile to get a Wallet"),
+    ItemChoice("actor", "card", "the discarded card whose item to use"),
+    ItemChoice("janitor", "tile", "an exposed tile to take a Wallet from"),
+    ItemChoice("nanny", "tile", "the tile to empty"),
+    ItemChoice("nurse", "first", "a tile surrounding the Nurse"),
+    ItemChoice("nurse", "second", "the tile to swap it with"),
+    ItemChoice("server", "player", "the player who must take a Move action"),
+    ItemChoice("veterinarian", "player", "the neighbour to take a Wallet from"),
+    ItemChoice("artist", "tile", "the tile whose Wallets move onto the Artist"),
+    ItemChoice("banker", "tile", "the tile to swap the Banker with"),
+    ItemChoice("captain", "player", "an exposed player to pay"),
+    ItemChoice("captain", "source", "the tile their Wallet comes from"),
+    ItemChoice("clown", "first", "the first exposed player"),
+    ItemChoice("clown", "second", "the exposed player to swap cards with"),
+    ItemChoice("cop", "player", "the player to put the Cop under"),
+    ItemChoice("judge", "mark", "a Mark to discard"),
+    ItemChoice("puppeteer", "tile", "the tile to take a Wallet from"),
+    ItemChoice("realtor", "source", "the player the Wallets come from"),
+    ItemChoice("realtor", "destination", "the player they go to"),
+)
+
 NUM_GUESTS = len(GUESTS)
 GUEST_INDEX = {g.name: i for i, g in enumerate(GUESTS)}
 ITEM_GUEST = {g.item: i for i, g in enumerate(GUESTS)}
@@ -316,6 +362,8 @@ EMPTY_MARK_RULES = ("discard", "wallet")  # rule text: discard, expose, redraw /
 ASTRONAUT_LOOK, ASTRONAUT_OTHERS_LOOK, MAYOR_LOOK = 4, 1, 3
 ACCOUNTANT_MOVES, LOCKSMITH_TAKES, TEACHER_MOVES, UNDERTAKER_TILES, NURSE_SWAPS = 3, 2, 2, 3, 4
 BANKER_GAIN, REALTOR_MOVES = 2, 2
+# the most choices of one kind an item allows (the observation's `item_choice_left` is divided by it)
+MOST_REPEATS = max(ACCOUNTANT_MOVES, LOCKSMITH_TAKES, TEACHER_MOVES, UNDERTAKER_TILES, NURSE_SWAPS)
 
 
 # ----------------------------------------------------------------------------- generated docs
@@ -325,19 +373,23 @@ TABLE_END = "<!-- end of item table -->"
 
 def item_table_markdown() -> str:
     """The 36 Guests as a markdown table (RULES.md holds exactly this between the markers), each with
-    the code of its item: the effect in `ITEM_EFFECTS` and, for an item that may be unable to act,
-    the check in `ITEM_CAN_ACT`."""
+    its kinds of choice (their index in the observation's `item_choice` one-hot, ITEM_CHOICES) and the
+    code of its item: the effect in `ITEM_EFFECTS` and, for an item that may be unable to act, the
+    check in `ITEM_CAN_ACT`."""
     from .rules import ITEM_CAN_ACT, ITEM_EFFECTS  # (docs only: rules.py reads this module's tables)
 
     lines = [
-        "| # | Guest | marker | kind | effect (as implemented) | decisions | code (`rules.py`) |",
-        "|---|---|---|---|---|---|---|",
+        "| # | Guest | marker | kind | effect (as implemented) | decisions | `item_choice` | code (`rules.py`) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for i, g in enumerate(GUESTS):
         code = f"`{ITEM_EFFECTS[g.item].__name__}`"
         if g.item in ITEM_CAN_ACT:
             code += f", acts if `{ITEM_CAN_ACT[g.item].__name__}`"
-        lines.append(f"| {i} | {g.name} | {g.marker or '-'} | {g.kind} | {g.effect} | {g.choices} | {code} |")
+        kinds = "; ".join(f"{k}: {c.name}" for k, c in enumerate(ITEM_CHOICES) if c.item == g.item) or "-"
+        lines.append(
+            f"| {i} | {g.name} | {g.marker or '-'} | {g.kind} | {g.effect} | {g.choices} | {kinds} | {code} |"
+        )
     return "\n".join(lines)
 
 

@@ -18,14 +18,13 @@ import numpy as np
 
 from envs.core.render import Canvas, font, view_title
 
-from .data import GUESTS, WIN_WALLETS
+from .data import GUESTS, ITEM_CHOICES, WIN_WALLETS
 
 if TYPE_CHECKING:
     from .rules import Exposed
 
 # the decision kinds of rules.py (`Decide.kind`; tests/exposed/test_render.py checks they agree)
 ACTION, MOVE1, MOVE2, SNITCH_FLIP, OFFER, PICK, DENTIST, PILOT = range(8)
-BLOCK_TEXT = ("a tile to steal from", "a tile", "a row or a column", "a player", "a card")
 KIND_TEXT = ("moved", "stole", "exposed", "snitched", "")  # an item is named by its Guest
 
 
@@ -204,9 +203,9 @@ def decision_text(game: Exposed) -> str:
         (optional,) = details
         if optional:
             return f"{who} may take the Soldier's free Move: first swap, or pass."
-        return f"{who} makes the first swap of a Move (two swaps of adjacent tiles)."
+        return f"{who} makes the first swap of a Move{_for_item(game)} (two swaps of adjacent tiles)."
     if kind == MOVE2:
-        return f"{who} makes the second swap of the Move (not undoing the first)."
+        return f"{who} makes the second swap of the Move{_for_item(game)} (not undoing the first)."
     if kind == SNITCH_FLIP:
         return f"{who} snitched and now flips any unexposed tile but their own."
     if kind == OFFER:
@@ -215,13 +214,32 @@ def decision_text(game: Exposed) -> str:
     if kind == PICK:
         (step,) = details
         guest = GUESTS[game.item_in_use]
-        text = f"{who} uses the {guest.name} ({guest.effect.rstrip('.')}): choose {BLOCK_TEXT[step.block]}"
-        text += ", or stop." if step.optional else "."
+        text = f"{who} uses the {guest.name} ({guest.effect.rstrip('.')}): choose {ITEM_CHOICES[step.kind].chooses}"
+        text += _item_choice_context(game, step) + (", or stop." if step.optional else ".")
         chosen = [GUESTS[g].name for g in game.item_cells] + [f"P{q}" for q in game.item_seats]
         return text + (" Chosen so far: " + ", ".join(chosen) + "." if chosen else "")
     if kind == DENTIST:
         return f"{who} answers player {details[0]}'s Dentist: privately tells a row or a column holding their Guest."
     return f"{who} may swap the Pilot tile with any tile, or pass."
+
+
+def _for_item(game: Exposed) -> str:
+    """' for the Magician' while an item (the Magician's, the Server's) asks for the Move."""
+    return f" for the {GUESTS[game.item_in_use].name}" if game.item_in_use >= 0 else ""
+
+
+def _item_choice_context(game: Exposed, step) -> str:
+    """What the deciding seat knows of an item step (the observation's `item_choice` pieces)."""
+    s, parts = game.side, []
+    if step.line >= 0:
+        parts.append(f"row {step.line}" if step.line < s else f"column {step.line - s}")
+    if step.tile >= 0:
+        parts.append(f"tile r{step.tile // s}c{step.tile % s}, the {GUESTS[game.guest_on[step.tile]].name}")
+    if step.player >= 0:
+        parts.append(f"player {step.player}")
+    if step.left:
+        parts.append(f"{step.left} left")
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _names(guests) -> str:
@@ -490,7 +508,7 @@ def example_table(seed: int = 7, decisions: int = 14):
     return game
 
 
-if __name__ == "__main__":  # python -m envs.exposed.render [PATH]: the README's picture of seat 0
+if __name__ == "__main__":  # python -m envs.exposed.render [PATH]: the docs' picture of seat 0
     import sys
 
     from PIL import Image

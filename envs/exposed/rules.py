@@ -52,12 +52,14 @@ from .data import (
     EMPTY_MARK_RULES,
     EXPOSURE_REWARDS,
     GUESTS,
+    ITEM_CHOICES,
     ITEM_GUEST,
     LOCKSMITH_TAKES,
     MAX_DECISIONS,
     MAX_PLAYERS,
     MAYOR_LOOK,
     MIN_PLAYERS,
+    MOST_REPEATS,
     NURSE_SWAPS,
     REALTOR_MOVES,
     START_WALLETS,
@@ -118,7 +120,12 @@ class ItemStep(NamedTuple):
     """One choice inside an item (a PICK decision): one of the `block` entries that
     `allowed(game, *allowed_args)` marks (booleans over cells, lines, absolute seats or Guests), or
     a pass when `optional`; then `then(game, *then_args, choice)`, choice None on a pass (or when an
-    earlier step took every choice away)."""
+    earlier step took every choice away).
+
+    What the deciding seat knows of the choice, for the observation's `item_choice` pieces: which
+    kind of choice it is (`kind`: its row of data.py's ITEM_CHOICES, by `then`), and where the item
+    already is: the `line` it works on, the `tile` (a cell) and the `player` (absolute seat) the
+    choice goes with, and how many choices of this kind are `left`, this one included (-1 / 0: none)."""
 
     block: int
     allowed: Callable[..., np.ndarray]
@@ -126,6 +133,11 @@ class ItemStep(NamedTuple):
     then: Callable[..., None]
     then_args: tuple
     optional: bool = False
+    kind: int = -1
+    line: int = -1
+    tile: int = -1
+    player: int = -1
+    left: int = 0
 
     def __repr__(self) -> str:
         chosen = f"{self.allowed.__qualname__}{self.allowed_args} in block {self.block}"
@@ -176,6 +188,11 @@ class _ObsPlan:
             ("decision", (NUM_DECISIONS,)),
             ("ditem", (t,)),
             ("dseat", (n,)),
+            ("ichoice", (len(ITEM_CHOICES),)),
+            ("iline", (2 * game.side,)),
+            ("itile", (t,)),
+            ("iplayer", (n,)),
+            ("ileft", (1,)),
         ]
         off = 0
         self.regions: dict[str, tuple[int, tuple[int, ...]]] = {}
@@ -186,7 +203,7 @@ class _ObsPlan:
         self.flags = (0, r["dcells"])
         self.zero = (r["seen"], r["cand"])  # what the observer knows, but candidates (rewritten)
         self.dcells = (r["dcells"], r["seen"])
-        self.blocked_zero = (r["blocked"], off)  # blocked swaps and the one-hot decision pieces
+        self.blocked_zero = (r["blocked"], off)  # blocked swaps and the decision pieces
         self.guest_block = (r["gmark"], r["cwal"])
         rows = (r["cwal"] - r["gmark"]) // t
         self.cells = off  # the per-cell copy of the per-Guest block
@@ -229,11 +246,17 @@ class _ObsPlan:
             "decision_item": r["ditem"],
             "decision_cells": cell_region("dcells"),
             "decision_seats": r["dseat"],
+            "item_choice": r["ichoice"],
+            "item_choice_line": r["iline"],
+            "item_choice_tile": r["itile"],
+            "item_choice_player": r["iplayer"],
+            "item_choice_left": r["ileft"],
         }
         layout = game.observation_layout
         assert [p.name for p in layout] == list(pieces), "observation layout and plan disagree"
         # every seat axis the layout declares is rotated to the observer (envs.core.observer)
         self.index = seat_gathers(layout, n, starts=pieces)
+        self.starts = pieces
 
 
 class _ObsSource:
@@ -518,7 +541,12 @@ class Definition:
                     "decision", (NUM_DECISIONS,), "what the current decision is (see DECISION_NAMES)", 0, 1
                 ),
                 PieceSpec(
-                    "decision_item", (t,), "the item (by Guest) being offered or used now", 0, 1, ("item",)
+                    "decision_item",
+                    (t,),
+                    "the item (by Guest) being offered, or in use now (its steps, and a Move or a Dentist answer it asks for)",
+                    0,
+                    1,
+                    ("item",),
                 ),
                 PieceSpec(
                     "decision_cells", cells, "cells already chosen in the current item", 0, 1, grid_axes
@@ -531,6 +559,7 @@ class Definition:
                     1,
                     ("seat",),
                 ),
+                *self._item_choice_pieces(cells, grid_axes),
             ]
         )
         # state seat axes count absolute seats (an auxiliary target rotates them from the decider)
@@ -547,6 +576,7 @@ class Definition:
             ("decision_item", (t,), "the item being offered or used now"),
             ("decision_cells", (t,), "cells already chosen in the current item"),
             PieceSpec("decision_seats", (n,), "players already chosen in the current item", axes=("seat",)),
+            *self._item_choice_pieces((t,), ("feature",)),
         ]
         self.state_layout = Layout(
             [
@@ -587,6 +617,53 @@ class Definition:
                 ("frames", (8,), "stack depth and the top frame's fields"),
             ]
         )
+
+    def _item_choice_pieces(self, cells: tuple, cell_axes: tuple) -> list[PieceSpec]:
+        """What the seat making an item step knows of it (all zero at any other decision): the
+        observation's and the state's, cells as `cells` (a grid in the observation)."""
+        n, s = self.num_players, self.side
+        return [
+            PieceSpec(
+                "item_choice",
+                (len(ITEM_CHOICES),),
+                "which choice of which item is being made (one-hot, data.py ITEM_CHOICES: RULES.md's item table)",
+                0,
+                1,
+            ),
+            PieceSpec(
+                "item_choice_line",
+                (2 * s,),
+                "the line the item works on (rows, then columns): the Firefighter's",
+                0,
+                1,
+            ),
+            PieceSpec(
+                "item_choice_tile",
+                cells,
+                "the tile the choice goes with: the Accountant's destination, the Teacher's source, a "
+                "Physicist or Nurse swap's first tile, the Firefighter's place being filled",
+                0,
+                1,
+                cell_axes,
+            ),
+            PieceSpec(
+                "item_choice_player",
+                (n,),
+                "the player the choice goes with: the Captain's player being paid, the Realtor's source, "
+                "the Clown's first player",
+                0,
+                1,
+                ("seat",),
+            ),
+            PieceSpec(
+                "item_choice_left",
+                (1,),
+                f"choices of this kind the item still allows, this one included, / {MOST_REPEATS} "
+                "(Accountant, Locksmith, Teacher, Undertaker: Wallets or tiles; Nurse: swaps); 0 if unbounded",
+                0,
+                1,
+            ),
+        ]
 
     def _flag_shapes(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
         """The boolean tables packed (in this order) in `_flags`; `_ObsPlan` mirrors the order."""
@@ -871,7 +948,10 @@ class Exposed(Game):
         self.is_mark[g] = False
 
     def _discard_stolen(self, g: int) -> None:
-        """The stolen Mark's card goes to the discard pile once its item is over (Steal, step 3)."""
+        """The stolen Mark's card goes to the discard pile once its item is over (Steal, step 3): no
+        item is in use any more (an item stolen inside another, by the Mechanic, is that item's last
+        step)."""
+        self.item_in_use = -1
         self.stolen.remove(g)
         self._discard_card(g, self.turn)
 
@@ -1232,9 +1312,18 @@ class Exposed(Game):
         then: Callable[..., None],
         then_args: tuple,
         optional: bool = False,
+        *,
+        line: int = -1,
+        tile: int = -1,
+        player: int = -1,
+        left: int = 0,
     ) -> None:
-        """p chooses in `block` one of what `allowed` marks (see `ItemStep`)."""
-        step = ItemStep(block, allowed, allowed_args, then, then_args, optional)
+        """p chooses in `block` one of what `allowed` marks; `line`, `tile`, `player`, `left`: what p
+        knows of the choice (see `ItemStep`)."""
+        kind = _ITEM_CHOICE_OF[then]
+        step = ItemStep(
+            block, allowed, allowed_args, then, then_args, optional, kind, line, tile, player, left
+        )
         self.flow.decide(PICK, p, Exposed._item_step_mask, Exposed._item_step_chosen, p, step)
 
     def _item_step_mask(self, mask: np.ndarray, p: int, step: ItemStep) -> None:
@@ -1376,6 +1465,8 @@ class Exposed(Game):
                 Exposed._accountant_take,
                 (p, dest, left),
                 optional=True,
+                tile=int(self.cell_of_guest[dest]),
+                left=left,
             )
 
     def _accountant_take(self, p: int, dest: int, left: int, cell: int | None) -> None:
@@ -1439,8 +1530,16 @@ class Exposed(Game):
 
     def _firefighter_line(self, p: int, line: int, i: int = 0) -> None:
         if i < self.side - 1:
+            place = self.line_cells[line][i]
             self._item_step(
-                p, B_CELL, Exposed._line_from, (line, i), Exposed._firefighter_place, (p, line, i)
+                p,
+                B_CELL,
+                Exposed._line_from,
+                (line, i),
+                Exposed._firefighter_place,
+                (p, line, i),
+                line=line,
+                tile=place,
             )
 
     def _firefighter_place(self, p: int, line: int, i: int, cell: int) -> None:
@@ -1459,7 +1558,13 @@ class Exposed(Game):
     def _item_locksmith(self, p: int, g: int, left: int = LOCKSMITH_TAKES) -> None:
         if left:
             self._item_step(
-                p, B_CELL, Exposed._wallet_cells_except, (g,), Exposed._locksmith_take, (p, g, left)
+                p,
+                B_CELL,
+                Exposed._wallet_cells_except,
+                (g,),
+                Exposed._locksmith_take,
+                (p, g, left),
+                left=left,
             )
 
     def _locksmith_take(self, p: int, g: int, left: int, cell: int | None) -> None:
@@ -1498,7 +1603,9 @@ class Exposed(Game):
     def _physicist_first(self, p: int, cell: int) -> None:
         self._ctx_cell(cell)
         first = int(self.guest_on[cell])
-        self._item_step(p, B_CELL, Exposed._any_cell_except, (first,), Exposed._physicist_second, (p, first))
+        self._item_step(
+            p, B_CELL, Exposed._any_cell_except, (first,), Exposed._physicist_second, (p, first), tile=cell
+        )
 
     def _physicist_second(self, p: int, first: int, cell: int) -> None:
         self._touch(cell)
@@ -1515,9 +1622,18 @@ class Exposed(Game):
         self._teacher_more(p, int(self.guest_on[cell]), TEACHER_MOVES)
 
     def _teacher_more(self, p: int, src: int, left: int) -> None:
-        if left and self.wallets_on[self.cell_of_guest[src]] > 0:
+        source = int(self.cell_of_guest[src])
+        if left and self.wallets_on[source] > 0:
             self._item_step(
-                p, B_CELL, Exposed._cells_not_chosen, (), Exposed._teacher_give, (p, src, left), optional=True
+                p,
+                B_CELL,
+                Exposed._cells_not_chosen,
+                (),
+                Exposed._teacher_give,
+                (p, src, left),
+                optional=True,
+                tile=source,
+                left=left,
             )
 
     def _teacher_give(self, p: int, src: int, left: int, cell: int | None) -> None:
@@ -1538,6 +1654,7 @@ class Exposed(Game):
                 Exposed._undertaker_give,
                 (p, g, left),
                 optional=True,
+                left=left,
             )
 
     def _undertaker_give(self, p: int, g: int, left: int, cell: int | None) -> None:
@@ -1594,7 +1711,14 @@ class Exposed(Game):
     def _item_nurse(self, p: int, g: int, left: int = NURSE_SWAPS) -> None:
         if left:
             self._item_step(
-                p, B_CELL, Exposed._cells_surrounding, (g,), Exposed._nurse_first, (p, g, left), optional=True
+                p,
+                B_CELL,
+                Exposed._cells_surrounding,
+                (g,),
+                Exposed._nurse_first,
+                (p, g, left),
+                optional=True,
+                left=left,
             )
 
     def _nurse_first(self, p: int, g: int, left: int, cell: int | None) -> None:
@@ -1603,7 +1727,14 @@ class Exposed(Game):
         self._touch(cell)
         first = int(self.guest_on[cell])
         self._item_step(
-            p, B_CELL, Exposed._any_cell_except, (first,), Exposed._nurse_second, (p, g, left, first)
+            p,
+            B_CELL,
+            Exposed._any_cell_except,
+            (first,),
+            Exposed._nurse_second,
+            (p, g, left, first),
+            tile=cell,
+            left=left,
         )
 
     def _nurse_second(self, p: int, g: int, left: int, first: int, cell: int) -> None:
@@ -1684,7 +1815,7 @@ class Exposed(Game):
             return
         self._ctx_seat(q)
         self.flow.do(Exposed._item_captain, p, g)  # then the next player, until the user stops
-        self._item_step(p, B_CELL, Exposed._wallet_cells_except, (), Exposed._captain_give, (q,))
+        self._item_step(p, B_CELL, Exposed._wallet_cells_except, (), Exposed._captain_give, (q,), player=q)
 
     def _captain_give(self, q: int, cell: int) -> None:
         self._touch(cell)
@@ -1699,7 +1830,9 @@ class Exposed(Game):
 
     def _clown_first(self, p: int, a: int) -> None:
         self._ctx_seat(a)
-        self._item_step(p, B_SEAT, Exposed._exposed_seats_except, (a,), Exposed._clown_second, (p, a))
+        self._item_step(
+            p, B_SEAT, Exposed._exposed_seats_except, (a,), Exposed._clown_second, (p, a), player=a
+        )
 
     def _clown_second(self, p: int, a: int, b: int) -> None:
         self._ctx_seat(b)
@@ -1774,7 +1907,9 @@ class Exposed(Game):
 
     def _realtor_source(self, p: int, a: int) -> None:
         self._ctx_seat(a)
-        self._item_step(p, B_SEAT, Exposed._realtor_destinations, (p, a), Exposed._realtor_dest, (p, a))
+        self._item_step(
+            p, B_SEAT, Exposed._realtor_destinations, (p, a), Exposed._realtor_dest, (p, a), player=a
+        )
 
     def _realtor_dest(self, p: int, a: int, b: int) -> None:
         self._ctx_seat(b)
@@ -1868,12 +2003,15 @@ class Exposed(Game):
             ones.append(at["decision"] + kind)
             if kind == OFFER:  # the item offered: args (thief, Guest)
                 ones.append(at["ditem"] + decision.args[1])
-            elif kind == DENTIST:  # who asked: args (target, asker)
+            elif self.item_in_use >= 0:  # its steps, or a Move or a Dentist answer it asks for
+                ones.append(at["ditem"] + self.item_in_use)
+            if kind == DENTIST:  # who asked: args (target, asker)
                 ones.append(at["dseat"] + decision.args[1])
             elif kind == PICK:
-                if self.item_in_use >= 0:
-                    ones.append(at["ditem"] + self.item_in_use)
                 ones.extend([at["dseat"] + q for q in self.item_seats])
+                starts = src.plan.starts
+                ones.extend([starts[piece] + i for piece, i in self._item_choice_hot(decision.args[1])])
+                S[at["ileft"]] = decision.args[1].left / MOST_REPEATS
         if src.dcells_set:
             src.dcells[:] = 0.0
             src.dcells_set = False
@@ -1890,6 +2028,17 @@ class Exposed(Game):
         src.guest_block.take(cg, 1, src.cells, "clip")  # (mode clip: no buffering)
         src.plan.eye.take(cg, 0, src.grid, "clip")
         return S.take(src.plan.index[player])
+
+    @staticmethod
+    def _item_choice_hot(step: ItemStep) -> list[tuple[str, int]]:
+        """(piece, index) of each 1 in an item step's one-hot `item_choice` pieces (absolute seats)."""
+        entries = (
+            ("item_choice", step.kind),
+            ("item_choice_line", step.line),
+            ("item_choice_tile", step.tile),
+            ("item_choice_player", step.player),
+        )
+        return [(piece, i) for piece, i in entries if i >= 0]
 
     def _write_knowledge(self, src: _ObsSource, player: int) -> None:
         """Identities, candidates, cards seen in the deck and Dentist answers, as `player` knows
@@ -1958,15 +2107,19 @@ class Exposed(Game):
             v["decision"][kind] = 1.0
             if kind == OFFER:
                 v["decision_item"][decision.args[1]] = 1.0
-            elif kind == DENTIST:
+            elif self.item_in_use >= 0:
+                v["decision_item"][self.item_in_use] = 1.0
+            if kind == DENTIST:
                 v["decision_seats"][decision.args[1]] = 1.0
             elif kind == PICK:
-                if self.item_in_use >= 0:
-                    v["decision_item"][self.item_in_use] = 1.0
+                step: ItemStep = decision.args[1]
                 for g in self.item_cells:
                     v["decision_cells"][self.cell_of_guest[g]] = 1.0
                 for q in self.item_seats:
                     v["decision_seats"][q] = 1.0
+                for piece, i in self._item_choice_hot(step):
+                    v[piece][i] = 1.0
+                v["item_choice_left"][0] = step.left / MOST_REPEATS
 
     def state_tensor(self) -> np.ndarray:
         buf, v = self._scratch("state")
@@ -2258,3 +2411,44 @@ ITEM_CAN_ACT: dict[str, Callable[[Exposed, int, int], bool]] = {
 }
 if ITEM_CAN_ACT.keys() - ITEM_EFFECTS.keys() or not all(map(callable, ITEM_CAN_ACT.values())):
     raise ValueError(f"Exposed item checks: unknown items or not functions in {ITEM_CAN_ACT}")
+
+# the kinds of choice inside items (data.py ITEM_CHOICES, by (item, name)) -> the rule carrying each out
+# (`ItemStep.then`): an item step finds its kind (the observation's `item_choice`) by its rule
+ITEM_CHOICE_RULES: dict[tuple[str, str], Callable[..., None]] = {
+    ("accountant", "destination"): Exposed._accountant_dest,
+    ("accountant", "source"): Exposed._accountant_take,
+    ("dentist", "player"): Exposed._dentist_target,
+    ("engineer", "tile"): Exposed._engineer_flip,
+    ("firefighter", "line"): Exposed._firefighter_line,
+    ("firefighter", "place"): Exposed._firefighter_place,
+    ("locksmith", "source"): Exposed._locksmith_take,
+    ("mechanic", "steal"): Exposed._mechanic_steal,
+    ("paramedic", "line"): Exposed._paramedic_line,
+    ("physicist", "first"): Exposed._physicist_first,
+    ("physicist", "second"): Exposed._physicist_second,
+    ("teacher", "source"): Exposed._teacher_source,
+    ("teacher", "destination"): Exposed._teacher_give,
+    ("undertaker", "tile"): Exposed._undertaker_give,
+    ("actor", "card"): Exposed._use_item,
+    ("janitor", "tile"): Exposed._janitor_take,
+    ("nanny", "tile"): Exposed._nanny_take,
+    ("nurse", "first"): Exposed._nurse_first,
+    ("nurse", "second"): Exposed._nurse_second,
+    ("server", "player"): Exposed._server_target,
+    ("veterinarian", "player"): Exposed._veterinarian_take,
+    ("artist", "tile"): Exposed._artist_take,
+    ("banker", "tile"): Exposed._banker_swap,
+    ("captain", "player"): Exposed._captain_player,
+    ("captain", "source"): Exposed._captain_give,
+    ("clown", "first"): Exposed._clown_first,
+    ("clown", "second"): Exposed._clown_second,
+    ("cop", "player"): Exposed._cop_place,
+    ("judge", "mark"): Exposed._judge_discard,
+    ("puppeteer", "tile"): Exposed._puppeteer_take,
+    ("realtor", "source"): Exposed._realtor_source,
+    ("realtor", "destination"): Exposed._realtor_dest,
+}
+check_handlers(ITEM_CHOICE_RULES, [(c.item, c.name) for c in ITEM_CHOICES], "Exposed item choices")
+_ITEM_CHOICE_OF = {ITEM_CHOICE_RULES[(c.item, c.name)]: i for i, c in enumerate(ITEM_CHOICES)}
+if len(_ITEM_CHOICE_OF) != len(ITEM_CHOICES) or {c.item for c in ITEM_CHOICES} - ITEM_EFFECTS.keys():
+    raise ValueError("Exposed item choices: two kinds of choice share one rule, or an item is unknown")

@@ -11,8 +11,9 @@ import envs  # noqa: E402
 from envs.core import ConfigError  # noqa: E402
 from envs.openspiel import load_game  # noqa: E402
 
-ismcts = pytest.importorskip("open_spiel.python.algorithms.ismcts")
-mcts = pytest.importorskip("open_spiel.python.algorithms.mcts")
+pytest.importorskip("open_spiel.python.algorithms.ismcts")
+
+from .helpers import ismcts_bot  # noqa: E402
 
 SMALL = {name: dict(envs.spec(name).test_configs[0]) for name in envs.GAMES}  # the first listed config
 UTILITY = {
@@ -40,13 +41,6 @@ def moves_into_the_game(state, rng, count):
                 state.apply_action(int(action))
                 break
     assert not state.is_terminal()
-
-
-def ismcts_bot(game, simulations, seed):
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(seed))
-    return ismcts.ISMCTSBot(
-        game, evaluator, uct_c=2.0, max_simulations=simulations, random_state=np.random.RandomState(seed)
-    )
 
 
 def test_random_game_matches_the_engine(case):

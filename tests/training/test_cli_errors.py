@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -255,6 +256,22 @@ def test_resuming_a_finished_run_does_nothing_and_says_so(run, capsys):
     assert json.loads(captured.out)["final_eval"] == history[-1]
     assert json.loads((run / "eval.json").read_text()) == history  # no duplicate final evaluation
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*") if p.is_file()} == files
+
+
+def test_resuming_a_run_written_before_its_games_observation_changed_says_so(run, tmp_path, capsys):
+    """A run's own latest checkpoint with another observation size (the same game, players and
+    actions): the error says the checkpoint predates the observation, not that it is another game's."""
+    old = tmp_path / "old"
+    shutil.copytree(run, old)
+    latest = old / "checkpoints" / "latest.pt"
+    data = torch.load(latest, weights_only=True)
+    data["obs_dim"] -= 7  # as written by a version whose observation was 7 numbers shorter
+    torch.save(data, latest)
+    before = latest.read_bytes()
+    assert main(["train", "--resume", str(old), f"run_dir={old}", "total_steps=400", "--no-log"]) == 2
+    err = one_line_error(capsys, "does not match this run's game", "predates a change")
+    assert "another game's run" not in err
+    assert latest.read_bytes() == before
 
 
 def test_resuming_into_another_games_run_directory_is_refused(run, tmp_path, capsys):

@@ -105,8 +105,13 @@ def test_load_policy_errors_are_clear(tmp_path, runs):
     with pytest.raises(CheckpointError, match="no checkpoint"):
         load_policy(tmp_path / "nothing")
     policy = load_policy(runs["mlp"])
-    with pytest.raises(ValueError, match="trained on"):
-        policy(np.zeros(3, np.float32), np.ones(3, bool))
+    with pytest.raises(ValueError, match="trained on") as refused:
+        policy(np.zeros(3, np.float32), np.ones(policy.net.num_actions + 1, bool))
+    assert "predates" not in str(refused.value)  # other actions too: another game, no version hint
+    # the same actions, a longer observation: what a newer version of the game's observation gives
+    wider = np.zeros(policy.net.obs_dim + 5, np.float32)
+    with pytest.raises(ValueError, match="predates a change of its observation: train a new one"):
+        policy(wider, np.ones(policy.net.num_actions, bool))
 
 
 def test_gru_policy_keeps_one_recurrent_state_per_seat(runs):

@@ -153,8 +153,18 @@ def test_corrupt_and_mismatched_checkpoints_give_clear_errors(tmp_path):
     # another game configuration: 4 players instead of 2
     data = ckpt.read_checkpoint(good)
     info4 = game_info(TOY, {"num_players": 4, "teams": True})
-    with pytest.raises(ckpt.CheckpointError, match="num_players 2 vs 4"):
+    with pytest.raises(ckpt.CheckpointError, match="num_players 2 vs 4") as refused:
         ckpt.check_compatible(data, info4, TOY)
+    assert "predates" not in str(refused.value)
+    # the same game, players and actions but another observation size: written before the game's
+    # observation changed (as Exposed's did when it gained its item_choice pieces)
+    older = {**data, "obs_dim": data["obs_dim"] - 7}
+    info = game_info(TOY, {})
+    with pytest.raises(
+        ckpt.CheckpointError, match=f"obs_dim {info.obs_dim - 7} vs {info.obs_dim}"
+    ) as refused:
+        ckpt.check_compatible(older, info, TOY)
+    assert f"predates a change of {TOY}'s observation" in str(refused.value)
     # a resume whose config names another network
     config = tiny_config(tmp_path / "other", "net.hidden=[64, 64]")
     with pytest.raises(ckpt.CheckpointError, match="does not fit the network"):
