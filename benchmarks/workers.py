@@ -70,7 +70,7 @@ def timed_inference():
     return spent, lambda: setattr(NetActor, "act", original)
 
 
-def one_run(name: str, workers: int, iterations: int, seed: int) -> dict:
+def one_run(name: str, workers: int, iterations: int, seed: int, threads: int = 1) -> dict:
     from training.cli import default_config
     from training.config import load_config
     from training.ppo import ppo_update
@@ -79,6 +79,7 @@ def one_run(name: str, workers: int, iterations: int, seed: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         overrides = [
             f"workers={workers}",
+            f"threads={threads}",
             "pretrain.games=0",
             "eval.every=0",
             "checkpoint_every=0",
@@ -246,7 +247,12 @@ def compare_inference(names: list[str], worker_counts: list[int], repeats: int) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS))
-    parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
+    parser.add_argument(
+        "--setups",
+        nargs="+",
+        default=["1x1", "2x1", "2x2"],
+        help="WORKERSxTHREADS: rollout workers, and torch threads of the update (the workers wait while it runs)",
+    )
     parser.add_argument("--iterations", type=int, default=3, help="timed iterations per run")
     parser.add_argument("--repeats", type=int, default=3, help="fresh runs per figure (median)")
     parser.add_argument(
@@ -255,29 +261,35 @@ def main() -> None:
         help="compare inference on the workers with inference batched centrally",
     )
     args = parser.parse_args()
+    setups = [tuple(int(x) for x in s.split("x")) for s in args.setups]
     if args.inference:
-        print(json.dumps(compare_inference(args.configs, args.workers, args.repeats), indent=1))
+        counts = sorted({w for w, _ in setups})
+        print(json.dumps(compare_inference(args.configs, counts, args.repeats), indent=1))
         return
     results = {}
     for name in args.configs:
-        runs = {w: [] for w in args.workers}
-        for repeat in range(args.repeats):  # interleaved: every worker count once per round
-            for w in args.workers:
-                runs[w].append(one_run(name, w, args.iterations, seed=repeat))
-        table = {w: summarize(r) for w, r in runs.items()}
+        runs = {setup: [] for setup in setups}
+        for repeat in range(args.repeats):  # interleaved: every setup once per round
+            for workers, threads in setups:
+                runs[(workers, threads)].append(one_run(name, workers, args.iterations, repeat, threads))
+        table = {setup: summarize(r) for setup, r in runs.items()}
         row = {
-            f"workers={w}": {k: v for k, v in t.items() if not k.startswith("_")} for w, t in table.items()
+            f"workers={w} threads={t}": {k: v for k, v in s.items() if not k.startswith("_")}
+            for (w, t), s in table.items()
         }
-        if 1 in table and 2 in table:
+        one, two = table.get((1, 1)), table.get((2, 1))
+        if one and two:
             row["rollout_speedup_2_vs_1"] = round(
-                table[2]["rollout_learner_per_s"] / table[1]["rollout_learner_per_s"], 2
+                two["rollout_learner_per_s"] / one["rollout_learner_per_s"], 2
             )
             row["iteration_speedup_2_vs_1"] = round(
-                table[2]["iteration_learner_per_s"] / table[1]["iteration_learner_per_s"], 2
+                two["iteration_learner_per_s"] / one["iteration_learner_per_s"], 2
             )
-            row["predicted_iteration_learner_per_s"] = {
-                n: predict(table[1], table[2], n) for n in (8, 16, 64)
-            }
+            row["predicted_iteration_learner_per_s"] = {n: predict(one, two, n) for n in (8, 16, 64)}
+        if one and (2, 2) in table:
+            row["iteration_speedup_2x2_vs_1"] = round(
+                table[(2, 2)]["iteration_learner_per_s"] / one["iteration_learner_per_s"], 2
+            )
         results[name] = row
         print(json.dumps({name: row}), flush=True)
     print(json.dumps(results, indent=1))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import sys
@@ -16,6 +17,7 @@ import yaml
 from envs.core.errors import ConfigError, did_you_mean
 from envs.core.replay import Recordings
 from envs.core.search import Search
+from envs.core.workers import Workers
 
 from . import checkpoint as ckpt
 from .config import ScaledWarmStart, check_count, check_number, check_seed, load_config
@@ -254,6 +256,37 @@ def cmd_evaluate(args) -> int:
     }
     metrics = info.spec.extra.get("metrics")
     recorded = {}  # result key -> the games recorded for it (--record)
+    with worker_pool(args.workers, game, info) as workers:
+        evaluate_all(args, info, game, name, agent, opponents, players, out, metrics, recorded, workers)
+    if recorded:
+        out["replays"] = write_replays(recorded, Path(args.record), info)
+    times = search_times(players)
+    if times:
+        out["seconds_per_decision"] = times
+    for line in result_lines(out["results"], info, args.games, name):
+        say(line)
+    for pname, seconds in times.items():
+        say(f"{pname}: {seconds:.3f} s per decision")
+    print(json.dumps(out, indent=1), flush=True)
+    if args.output:
+        Path(args.output).write_text(json.dumps(out, indent=1))
+    return 0
+
+
+@contextlib.contextmanager
+def worker_pool(count: int, game: str, info):
+    """`count` worker processes playing `game` as `info` scores it (None: play in this process)."""
+    if count <= 1:
+        yield None
+        return
+    from .workers import GameWorker
+
+    with Workers(GameWorker, [(game, dict(info.game_config))] * count) as workers:
+        yield workers
+
+
+def evaluate_all(args, info, game, name, agent, opponents, players, out, metrics, recorded, workers) -> None:
+    """The agent against each opponent (its team and theirs in a cooperative game), and the rating table."""
 
     def record(key, names):
         if not args.record:
@@ -272,6 +305,7 @@ def cmd_evaluate(args) -> int:
             greedy=args.greedy,
             metrics=metrics,
             on_game_start=hook,
+            workers=workers,
         )
 
     for text in opponents:
@@ -284,23 +318,19 @@ def cmd_evaluate(args) -> int:
         else:
             hook = record(f"vs_{oname}", {"A": name, "B": oname})
             out["results"][f"vs_{oname}"] = match(
-                info, agent, opponent, args.games, args.seed, greedy=args.greedy, on_game_start=hook
+                info,
+                agent,
+                opponent,
+                args.games,
+                args.seed,
+                greedy=args.greedy,
+                on_game_start=hook,
+                workers=workers,
             )
-    if recorded:
-        out["replays"] = write_replays(recorded, Path(args.record), info)
     if args.rating and len(players) > 1:
-        out["rating"] = rating_table(info, players, args.games, args.seed, greedy=args.greedy)
-    times = search_times(players)
-    if times:
-        out["seconds_per_decision"] = times
-    for line in result_lines(out["results"], info, args.games, name):
-        say(line)
-    for pname, seconds in times.items():
-        say(f"{pname}: {seconds:.3f} s per decision")
-    print(json.dumps(out, indent=1), flush=True)
-    if args.output:
-        Path(args.output).write_text(json.dumps(out, indent=1))
-    return 0
+        out["rating"] = rating_table(
+            info, players, args.games, args.seed, greedy=args.greedy, workers=workers
+        )
 
 
 def write_replays(recorded: dict, folder: Path, info) -> dict:
@@ -324,7 +354,8 @@ def cmd_rate(args) -> int:
     for text in args.players:
         name, player, _ = _load_player(text, info, game, args)
         players[name] = player
-    table = rating_table(info, players, args.games, args.seed, greedy=args.greedy)
+    with worker_pool(args.workers, game, info) as workers:
+        table = rating_table(info, players, args.games, args.seed, greedy=args.greedy, workers=workers)
     times = search_times(players)
     if times:
         table["seconds_per_decision"] = times
@@ -528,6 +559,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--record-games", type=int, default=3, metavar="K", help="games recorded per opponent with --record"
     )
     agent_options(e)
+    worker_option(e)
     e.set_defaults(func=cmd_evaluate)
 
     r = command(sub, "rate", "Elo-scale rating table over checkpoints and baselines (JSON)")
@@ -542,6 +574,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--greedy", action="store_true", help="argmax actions instead of sampling")
     r.add_argument("--threads", type=int, default=1, help="torch threads")
     agent_options(r)
+    worker_option(r)
     r.set_defaults(func=cmd_rate)
 
     p = command(sub, "play", "play against the trained agents in the terminal")
@@ -575,6 +608,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     x.set_defaults(func=cmd_export)
     return parser
+
+
+def worker_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes playing the games (each a contiguous share, from its own stream: the same "
+        "--seed and --workers give the same results; 1 plays in this process)",
+    )
 
 
 def agent_options(parser: argparse.ArgumentParser, threads: bool = True) -> None:
@@ -674,7 +717,7 @@ def check_numbers(args) -> None:
     """The numeric options of every command, before anything runs: counts at least 1 (0 games would
     report a meaningless 0.0 win rate), seeds from 0, seconds above 0. (play checks --seat against
     its game's players.)"""
-    for name in ("games", "threads", "record_games", "simulations"):
+    for name in ("games", "threads", "record_games", "simulations", "workers"):
         if getattr(args, name, None) is not None:
             check_count(f"--{name.replace('_', '-')}", getattr(args, name))
     if getattr(args, "seed", None) is not None:

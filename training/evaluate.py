@@ -205,6 +205,7 @@ def rating_table(
     anchor: str = "random",
     num_envs: int = 64,
     greedy: bool = False,
+    workers=None,
 ) -> dict:
     """Round robin of every pair, then Elo-scale ratings from a Plackett-Luce (Bradley-Terry) fit.
 
@@ -217,7 +218,7 @@ def rating_table(
     if info.cooperative:
         rows = {}
         for i, name in enumerate(names):
-            r = match(info, players[name], players[name], games, seed + i, num_envs, greedy)
+            r = match(info, players[name], players[name], games, seed + i, num_envs, greedy, workers=workers)
             rows[name] = {"win_rate": r["win_rate"], "ci95": r["ci95"], "mean_return": r["mean_return"]}
         return {"kind": "cooperative team results", "games_per_player": games, "players": rows}
     k = len(set(info.teams_of(info.new_game(0))))  # teams per game (secret sides: known at the deal)
@@ -225,7 +226,16 @@ def rating_table(
     for i, a in enumerate(names):
         for j, b in enumerate(names):
             if i < j:
-                r = match(info, players[a], players[b], games, seed + 1000 * i + j, num_envs, greedy)
+                r = match(
+                    info,
+                    players[a],
+                    players[b],
+                    games,
+                    seed + 1000 * i + j,
+                    num_envs,
+                    greedy,
+                    workers=workers,
+                )
                 pairs.append((a, b, r["win_rate"] * r["games"], r["games"], r))
     anchor = anchor if anchor in names else names[0]
     elo = elo_ratings(names, pairs, k, anchor)

@@ -254,6 +254,7 @@ class Trainer(Backend):
                 stacklevel=2,
             )
             self.runner.decisions = data["decisions"]
+            self.runner.all_decisions = state["runner"].get("all_decisions", 0)
             return
         self.runner.load_state_dict(state["runner"])
         self.seating.reseat(self.runner.keys, state.get("seated_snapshots", {}))

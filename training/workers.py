@@ -26,7 +26,7 @@ import time
 import numpy as np
 import torch
 
-from envs.core.workers import Workers, split
+from envs.core.workers import WorkerError, Workers, split
 
 from .actors import NetActor, RandomActor, ScriptedActor
 from .checkpoint import CheckpointError
@@ -126,12 +126,14 @@ class RolloutWorker(GameWorker):
         began = time.perf_counter()
         self.sync(update)
         self.outcomes.clear()
-        batch = self.runner.collect(steps, gamma, lam)
+        runner = self.runner
+        decisions, all_decisions = runner.decisions, runner.all_decisions
+        batch = runner.collect(steps, gamma, lam)
         return {
             "batch": {f.name: getattr(batch, f.name) for f in dataclasses.fields(batch)},
             "outcomes": list(self.outcomes),
-            "decisions": self.runner.decisions,
-            "all_decisions": self.runner.all_decisions,
+            "decisions": runner.decisions - decisions,  # this rollout's (the run counts them)
+            "all_decisions": runner.all_decisions - all_decisions,
             "seconds": time.perf_counter() - began,  # this worker's own time (benchmarks/workers.py)
         }
 
@@ -173,7 +175,13 @@ class ParallelRunner:
         return self.workers
 
     def close(self) -> None:
+        """Stop the workers, keeping their games in progress for the next start (as one process keeps
+        its games between two `train()` calls)."""
         if self.workers is not None:
+            try:
+                self._pending = self.workers.call("state_dict")
+            except WorkerError:  # a worker died: its games are lost, the next start deals fresh ones
+                self._pending = None
             self.workers.close()
             self.workers = None
 
@@ -199,8 +207,8 @@ class ParallelRunner:
         for reply in replies:
             for outcome in reply["outcomes"]:
                 self.report(outcome)
-        self.decisions = sum(r["decisions"] for r in replies)
-        self.all_decisions = sum(r["all_decisions"] for r in replies)
+        self.decisions += sum(r["decisions"] for r in replies)
+        self.all_decisions += sum(r["all_decisions"] for r in replies)
         self.worker_seconds = [r["seconds"] for r in replies]
         return merge_batches(
             [r["batch"] for r in replies], [s.start for s in self.slots], self.info.num_players

@@ -129,3 +129,21 @@ def test_a_worker_that_exits_reports_its_exit_code():
         workers.send(0, "die")
         with pytest.raises(WorkerError, match="worker 0 died \\(exit code 7\\)"):
             workers.receive(0)
+
+
+class Arrays:
+    def make(self, n: int):
+        import numpy as np
+
+        return {"c": np.arange(n, dtype=np.float32), "f": np.asfortranarray(np.ones((3, n))), "b": np.ones(n, bool)}
+
+
+@pytest.mark.parametrize("n", [10, 400_000])  # through the pipe, and through shared memory (past 1 MB)
+def test_arrays_arrive_whole_writable_and_in_their_order(n):
+    import numpy as np
+
+    with Workers(Arrays, [()]) as workers:
+        got = workers.call("make", [(n,)])[0]
+    assert np.array_equal(got["c"], np.arange(n, dtype=np.float32)) and got["f"].flags.f_contiguous
+    assert all(a.flags.writeable for a in got.values())  # the receiver owns them
+    got["c"][0] = -1

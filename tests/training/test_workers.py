@@ -173,3 +173,22 @@ def test_sparse_rows_concatenate_bit_for_bit():
         assert np.array_equal(np.asarray(joined).view(np.uint32), dense.view(np.uint32))
     many = SparseRows.concatenate([SparseRows.from_dense(b) for _ in range(2)])
     assert many.values.dtype == np.uint8 and len(many.table) == len(np.unique(b.view(np.uint32)))
+
+
+def test_the_cli_evaluates_and_rates_on_workers(two_worker_run, capsys):
+    import json
+
+    from training.cli import main
+
+    _, run_dir = two_worker_run
+    args = ["evaluate", str(run_dir), "--opponents", "random,scripted", "--games", "24", "--workers", "2"]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert [r["games"] for r in first["results"].values()] == [24, 24]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["results"] == first["results"]  # the same --seed, --workers
+    assert main(["rate", str(run_dir), "random", "--games", "10", "--workers", "2"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert table["matches"][0]["a"].endswith("latest") and len(table["ratings"]) == 2
+    assert main(["evaluate", str(run_dir), "--workers", "0"]) == 2
+    assert "--workers" in capsys.readouterr().err
