@@ -22,9 +22,11 @@ speed-up at two workers over 2.
 
 Where inference runs (`--inference`): the trainer infers on each worker, with its own copy of the
 weights. The alternative - the workers only step the games, through the public batched environment
-(`envs.vector`), and every worker's decisions are batched through one network in the trainer's process -
-is measured beside it on self-play (every seat the learner, so both do the same work): decisions of
-any seat per second, the config's network and ppo.num_envs games, at each worker count. Prints, does
+(`envs.vector`), and every worker's decisions are batched through one network in the trainer's process
+(actor and critic) - is measured beside it on self-play (every seat the learner, so both do the same
+work, the trainer's recording aside): decisions of any seat per second, the config's network and
+ppo.num_envs games, at each worker count. A config whose critic reads the full state (Artifacts') has no
+central figure: the batched environment gives observations, not states. Prints, does
 not assert.
 """
 
@@ -182,6 +184,8 @@ def central_rate(name: str, workers: int, steps: int, seed: int) -> float:
     info = game_info(cfg.game, cfg.game_config)
     cfg.net.bind_game(info.new_game(0))
     net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, cfg.net).eval()
+    if net.uses_state:  # a critic of the full state: the batched env would have to ship the state too
+        return float("nan")
     actor, rng = NetActor(net), np.random.default_rng(seed)
     hidden = np.zeros((cfg.ppo.num_envs, net.hidden_size), np.float32)
     with envs.vector(cfg.game, cfg.ppo.num_envs, workers=workers, seed=seed, **cfg.game_config) as games:
@@ -189,6 +193,7 @@ def central_rate(name: str, workers: int, steps: int, seed: int) -> float:
         for t in range(steps + 5):  # five steps of warm-up
             if t == 5:
                 began = time.perf_counter()
+            # the critic too, as a rollout needs each decision's value
             actions, _, _, new_h = actor.act(
                 step.obs, step.mask, hidden if net.recurrent else None, None, rng, True
             )

@@ -388,8 +388,10 @@ class Runner:
             self.decisions += n
 
     # ----- rollouts ---------------------------------------------------------------------------
-    def collect(self, steps: int, gamma: float, lam: float) -> Batch:
-        """Step every game `steps` times and return the learner's decisions with GAE."""
+    def collect(self, steps: int, gamma: float, lam: float, views: tuple[str, ...] = ()) -> Batch:
+        """Step every game `steps` times and return the learner's decisions with GAE. The fields named in
+        `views` are views of the buffer rather than copies: valid until the next collect (a rollout
+        worker's buffer lies in shared memory, which the trainer copies from)."""
         if not self.started:
             self.start()
         buf = self.buf
@@ -413,7 +415,7 @@ class Runner:
             buf.boot[:n],
         )
         batch = Batch(
-            **{f: getattr(buf, f)[:n].copy() for f in Buffer.FIELDS},
+            **{f: getattr(buf, f)[:n] if f in views else getattr(buf, f)[:n].copy() for f in Buffer.FIELDS},
             advantage=adv,
             returns=ret,
             trainable=trainable,

@@ -26,7 +26,7 @@ import time
 import numpy as np
 import torch
 
-from envs.core.workers import WorkerError, Workers, split
+from envs.core.workers import SharedArrays, WorkerError, Workers, split
 
 from .actors import NetActor, RandomActor, ScriptedActor
 from .checkpoint import CheckpointError
@@ -107,6 +107,14 @@ class RolloutWorker(GameWorker):
             capacity=num_envs * p.rollout_steps,
             reward_scale=p.reward_scale,
         )
+        self.shared = share_buffer(self.runner.buf)
+
+    def shared_buffer(self) -> tuple[str, dict]:
+        """The name and layout of the shared block this worker's rollouts are written into."""
+        return self.shared.name, self.shared.layout
+
+    def close(self) -> None:  # (called as the worker stops)
+        self.shared.close()
 
     def _network(self) -> PolicyNet:
         info = self.info
@@ -128,9 +136,12 @@ class RolloutWorker(GameWorker):
         self.outcomes.clear()
         runner = self.runner
         decisions, all_decisions = runner.decisions, runner.all_decisions
-        batch = runner.collect(steps, gamma, lam)
+        batch = runner.collect(steps, gamma, lam, views=SHARED_FIELDS)
+        fields = {
+            f.name: getattr(batch, f.name) for f in dataclasses.fields(batch) if f.name not in SHARED_FIELDS
+        }
         return {
-            "batch": {f.name: getattr(batch, f.name) for f in dataclasses.fields(batch)},
+            "batch": fields,  # the shared fields are rows 0..len(action) of the shared block
             "outcomes": list(self.outcomes),
             "decisions": runner.decisions - decisions,  # this rollout's (the run counts them)
             "all_decisions": runner.all_decisions - all_decisions,
@@ -146,6 +157,21 @@ class RolloutWorker(GameWorker):
         self.seating.reseat(self.runner.keys, state["seated"])
 
 
+# the large per-decision fields of a rollout: written by the worker into shared memory, read by the
+# trainer from there (the rest travels with the worker's answer)
+SHARED_FIELDS = ("obs", "state", "mask", "hbefore")
+
+
+def share_buffer(buf) -> SharedArrays:
+    """Move the large fields of a rollout buffer into a new block of shared memory."""
+    layout = {f: (getattr(buf, f).shape, getattr(buf, f).dtype) for f in SHARED_FIELDS}
+    shared = SharedArrays(layout)
+    for f in SHARED_FIELDS:
+        shared.arrays[f][...] = getattr(buf, f)
+        setattr(buf, f, shared.arrays[f])
+    return shared
+
+
 class ParallelRunner:
     """The Runner's face (collect, decisions, state) over rollout workers: worker w steps games
     `slots[w]` of the run's `ppo.num_envs`. `report(outcome)` hears every finished game."""
@@ -159,6 +185,7 @@ class ParallelRunner:
         self.decisions = self.all_decisions = 0
         self.worker_seconds: list[float] = []  # each worker's own time in the last rollout
         self.workers: Workers | None = None
+        self.shared: list[SharedArrays] = []  # each worker's rollout buffer, attached
         self._args = [(config.to_dict(), w, count, len(self.slots[w]), games_seed) for w in range(count)]
         self._sent: set = set()  # snapshot ids every worker holds
         self._pending: list | None = None  # worker states of a resume, loaded when the workers start
@@ -167,6 +194,7 @@ class ParallelRunner:
         """The worker processes (started on first use; `close()` stops them)."""
         if self.workers is None:
             self.workers = Workers(RolloutWorker, self._args, threads=1)
+            self.shared = [SharedArrays(layout, name) for name, layout in self.workers.call("shared_buffer")]
             self._sent = set()
             if self._pending is not None:
                 update = self._sync()
@@ -182,8 +210,10 @@ class ParallelRunner:
                 self._pending = self.workers.call("state_dict")
             except WorkerError:  # a worker died: its games are lost, the next start deals fresh ones
                 self._pending = None
+            for shared in self.shared:
+                shared.close()
             self.workers.close()
-            self.workers = None
+            self.workers, self.shared = None, []
 
     def _sync(self) -> dict:
         """What every worker needs from the trainer before it plays: the learner's weights, the pool's
@@ -210,9 +240,11 @@ class ParallelRunner:
         self.decisions += sum(r["decisions"] for r in replies)
         self.all_decisions += sum(r["all_decisions"] for r in replies)
         self.worker_seconds = [r["seconds"] for r in replies]
-        return merge_batches(
-            [r["batch"] for r in replies], [s.start for s in self.slots], self.info.num_players
-        )
+        parts = []
+        for reply, shared in zip(replies, self.shared):
+            rows = len(reply["batch"]["action"])
+            parts.append(reply["batch"] | {f: shared.arrays[f][:rows] for f in SHARED_FIELDS})
+        return merge_batches(parts, [s.start for s in self.slots], self.info.num_players)
 
     def state_dict(self) -> dict:
         states = self.start().call("state_dict")

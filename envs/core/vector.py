@@ -62,10 +62,9 @@ from .config import build_config
 from .errors import IllegalActionError, OrderError
 from .policies import checked_seat, deal_for_seat, new_game, play_others, seat_policies
 from .registry import GameSpec
-from .workers import Workers, split
+from .workers import Workers, arrays_over, offsets, split
 
 FIELDS = ("player", "obs", "mask", "rewards", "terminated", "truncated", "final_returns")
-ALIGN = 64  # bytes: each array of the shared block starts on a cache line
 
 
 @dataclass(frozen=True)
@@ -93,24 +92,6 @@ def buffer_layout(num_games: int, num_players: int, num_actions: int, obs_dim: i
         "terminated": ((n,), np.bool_),
         "truncated": ((n,), np.bool_),
         "final_returns": ((n, num_players), np.float32),
-    }
-
-
-def offsets(layout: dict[str, tuple]) -> tuple[dict[str, int], int]:
-    """Where each array starts in one shared block (aligned), and the block's size."""
-    places, end = {}, 0
-    for name, (shape, dtype) in layout.items():
-        start = -(-end // ALIGN) * ALIGN
-        places[name] = start
-        end = start + int(np.prod(shape)) * np.dtype(dtype).itemsize
-    return places, max(end, 1)
-
-
-def arrays_over(buffer, layout: dict[str, tuple]) -> dict[str, np.ndarray]:
-    places, _ = offsets(layout)
-    return {
-        name: np.ndarray(shape, dtype=dtype, buffer=buffer, offset=places[name])
-        for name, (shape, dtype) in layout.items()
     }
 
 

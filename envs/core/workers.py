@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 from multiprocessing import shared_memory
 from typing import Any
 
+import numpy as np
+
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
@@ -232,6 +234,57 @@ class Workers:
         for conn in self.conns:
             conn.close()
         self.conns, self.processes = [], []
+
+
+ALIGN = 64  # bytes: each array of a shared block starts on a cache line
+
+
+def offsets(layout: dict[str, tuple]) -> tuple[dict[str, int], int]:
+    """Where each array starts in one shared block (aligned), and the block's size."""
+    places, end = {}, 0
+    for name, (shape, dtype) in layout.items():
+        start = -(-end // ALIGN) * ALIGN
+        places[name] = start
+        end = start + int(np.prod(shape)) * np.dtype(dtype).itemsize
+    return places, max(end, 1)
+
+
+def arrays_over(buffer, layout: dict[str, tuple]) -> dict[str, np.ndarray]:
+    places, _ = offsets(layout)
+    return {
+        name: np.ndarray(shape, dtype=dtype, buffer=buffer, offset=places[name])
+        for name, (shape, dtype) in layout.items()
+    }
+
+
+class SharedArrays:
+    """Named numpy arrays in one block of shared memory, laid out by `layout` (name -> (shape, dtype)):
+    made by one process (`create=True`), attached by name in another, so both read and write the same
+    bytes. The maker unlinks the block when it closes it."""
+
+    def __init__(self, layout: dict[str, tuple], name: str | None = None):
+        self.layout, self.owner = layout, name is None
+        if self.owner:
+            self.memory = shared_memory.SharedMemory(create=True, size=offsets(layout)[1])
+        else:
+            self.memory = shared_memory.SharedMemory(name=name)
+        self.arrays = arrays_over(self.memory.buf, layout)
+
+    @property
+    def name(self) -> str:
+        return self.memory.name
+
+    def close(self) -> None:
+        self.arrays = {}
+        try:
+            self.memory.close()
+        except BufferError:  # views still held elsewhere: the mapping goes with them
+            pass
+        if self.owner:
+            try:
+                self.memory.unlink()
+            except FileNotFoundError:
+                pass
 
 
 def split(count: int, parts: int) -> list[range]:
