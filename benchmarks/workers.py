@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import tempfile
@@ -244,7 +245,10 @@ def compare_inference(names: list[str], worker_counts: list[int], repeats: int) 
             for w in worker_counts:
                 rates[f"on_workers workers={w}"].append(worker_rate(name, w, 2, repeat))
                 rates[f"central workers={w}"].append(central_rate(name, w, 128, repeat))
-        out[name] = {k: round(statistics.median(v)) for k, v in rates.items()}
+        out[name] = {
+            k: None if math.isnan(statistics.median(v)) else round(statistics.median(v))
+            for k, v in rates.items()
+        }
         print(json.dumps({name: out[name]}), flush=True)
     return out
 

@@ -122,9 +122,9 @@ class RolloutWorker(GameWorker):
 
     def sync(self, update: dict) -> None:
         """The learner's weights and the pool as the trainer holds them now (`ParallelRunner._sync`)."""
-        self.net.load_state_dict(update["learner"])
-        pool = self.pool
-        pool.snapshots = {i: pool.snapshots.get(i, update["snapshots"].get(i)) for i in update["pool_ids"]}
+        self.net.load_state_dict(as_tensors(update["learner"]))
+        pool, new = self.pool, update["snapshots"]
+        pool.snapshots = {i: pool.snapshots.get(i) or as_tensors(new[i]) for i in update["pool_ids"]}
         stats = {"snapshots": pool.snapshots, "stats": update["pool_stats"], "next_id": update["next_id"]}
         pool.load_state_dict(stats)
         self.seating.prune(self.runner.keys)
@@ -223,8 +223,8 @@ class ParallelRunner:
         self._sent = set(pool.snapshots)
         state = pool.state_dict()
         return {
-            "learner": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
-            "snapshots": {i: {k: v.cpu() for k, v in w.items()} for i, w in new.items()},
+            "learner": as_arrays(self.net.state_dict()),
+            "snapshots": {i: as_arrays(w) for i, w in new.items()},
             "pool_ids": sorted(pool.snapshots),
             "pool_stats": state["stats"],
             "next_id": state["next_id"],
@@ -258,6 +258,16 @@ class ParallelRunner:
             )
         self.decisions, self.all_decisions = state["decisions"], state["all_decisions"]
         self._pending = state["workers"]
+
+
+def as_arrays(state_dict: dict) -> dict:
+    """Weights as numpy arrays, which travel to the workers through shared memory (tensors would be
+    pickled into bytes)."""
+    return {k: v.detach().cpu().numpy() for k, v in state_dict.items()}
+
+
+def as_tensors(arrays: dict) -> dict:
+    return {k: torch.from_numpy(v) for k, v in arrays.items()}
 
 
 def merge_batches(parts: list[dict], first_slots: list[int], num_players: int) -> Batch:

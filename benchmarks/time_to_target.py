@@ -1,0 +1,118 @@
+"""Time to target: learner decisions and wall-clock seconds until a default config first reaches its
+strength target, at a given number of rollout workers - the figure a user compares, not decisions per
+second alone.
+
+    python -m benchmarks.time_to_target exposed --setups 1x1 2x2 [--seed 0] [--every 5] [--games 200]
+
+For each setup (WORKERSxTHREADS: rollout workers, and the update's torch threads) the config trains
+from scratch (its warm start included, timed), evaluating every `--every` iterations with `--games`
+games per opponent; the first evaluation at which every target holds gives the decisions and the
+seconds since the run started (evaluations included, as a user waits for them). The run stops there.
+The targets are those the strength tables report (docs/strength.md); an evaluation of 200 games has
+an interval of about +-0.07, so a target met early may be a lucky evaluation: the final strength is
+the 1,000-game figure of docs/strength.md. Setups run one after another on the same machine. Prints,
+does not assert.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+
+# config -> what every evaluation entry must show: (opponent, key, threshold); "team" keys read the
+# cooperative team's own result, "side/<team>" one side's win rate against that opponent
+TARGETS = {
+    "exposed": [("random", "win_rate", 0.90), ("scripted", "win_rate", 0.70)],
+    "exposed-4p": [("scripted", "win_rate", 0.40)],
+    "exposaurus": [("scripted", "win_rate", 0.60)],
+    "expressions": [("self", "win_rate", 0.123), ("self", "mean_return", -7.16)],
+    "artifacts": [
+        ("random", "side/0", 0.792),
+        ("scripted", "side/0", 0.429),
+        ("random", "side/1", 0.708),
+        ("scripted", "side/1", 0.571),
+    ],
+}
+
+
+def value(entry: dict, opponent: str, key: str) -> float:
+    result = entry[opponent]
+    if key.startswith("side/"):
+        return result["by_team"][key.split("/", 1)[1]]["win_rate"]
+    return result[key]
+
+
+def reached(entry: dict, targets: list) -> bool:
+    return all(opponent in entry and value(entry, opponent, key) >= bar for opponent, key, bar in targets)
+
+
+class TargetReached(Exception):
+    """Raised from inside the run at the first evaluation that meets every target."""
+
+
+def time_to_target(name: str, workers: int, threads: int, seed: int, every: int, games: int) -> dict:
+    from training.cli import default_config
+    from training.config import load_config
+    from training.trainer import Trainer
+
+    targets = TARGETS[name]
+    with tempfile.TemporaryDirectory() as folder:
+        overrides = [
+            f"workers={workers}",
+            f"threads={threads}",
+            f"seed={seed}",
+            f"eval.every={every}",
+            f"eval.games={games}",
+            "checkpoint_every=0",
+            "progress=false",
+            f"run_dir={folder}/run",
+        ]
+        trainer = Trainer(load_config(default_config(name), overrides), log=False)
+        began = time.perf_counter()
+        evaluate = trainer.run.evaluate
+        seen = []
+
+        def timed(games=None):
+            entry = evaluate(games)
+            seen.append({"decisions": entry["decisions"], "seconds": round(time.perf_counter() - began, 1)})
+            if entry["decisions"] > 0 and reached(entry, targets):
+                raise TargetReached
+            return entry
+
+        trainer.run.evaluate = timed
+        try:
+            trainer.train()
+            hit = None
+        except TargetReached:
+            hit = seen[-1]
+        finally:
+            trainer.close()
+        return {
+            "workers": workers,
+            "threads": threads,
+            "reached": hit is not None,
+            "decisions": hit["decisions"] if hit else None,
+            "seconds": hit["seconds"] if hit else None,
+            "evaluations": len(seen),
+            "total_steps": trainer.config.total_steps,
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("config", choices=sorted(TARGETS))
+    parser.add_argument("--setups", nargs="+", default=["1x1", "2x2"], help="WORKERSxTHREADS")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--every", type=int, default=5, help="iterations between evaluations")
+    parser.add_argument("--games", type=int, default=200, help="games per opponent and evaluation")
+    args = parser.parse_args()
+    for setup in args.setups:
+        workers, threads = (int(x) for x in setup.split("x"))
+        row = time_to_target(args.config, workers, threads, args.seed, args.every, args.games)
+        print(json.dumps({args.config: row}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
