@@ -135,7 +135,11 @@ class Arrays:
     def make(self, n: int):
         import numpy as np
 
-        return {"c": np.arange(n, dtype=np.float32), "f": np.asfortranarray(np.ones((3, n))), "b": np.ones(n, bool)}
+        return {
+            "c": np.arange(n, dtype=np.float32),
+            "f": np.asfortranarray(np.ones((3, n))),
+            "b": np.ones(n, bool),
+        }
 
 
 @pytest.mark.parametrize("n", [10, 400_000])  # through the pipe, and through shared memory (past 1 MB)

@@ -46,7 +46,9 @@ def test_a_run_on_a_gpu_keeps_a_cpu_copy_in_step_and_cpu_checkpoints(tmp_path):
     trainer = Trainer(tiny_config(tmp_path / "gpu", "total_steps=400", "device=cuda"), log=False)
     assert next(trainer.net.parameters()).is_cuda and not next(trainer.acting.parameters()).is_cuda
     trainer.train()
-    for (name, trained), (_, acting) in zip(trainer.net.state_dict().items(), trainer.acting.state_dict().items()):
+    for (name, trained), (_, acting) in zip(
+        trainer.net.state_dict().items(), trainer.acting.state_dict().items()
+    ):
         assert torch.equal(trained.cpu(), acting), name  # the rollouts play the updated weights
     data = ckpt.read_checkpoint(tmp_path / "gpu")
     assert all(t.device.type == "cpu" for t in data["model"].values())
