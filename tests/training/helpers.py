@@ -16,6 +16,17 @@ from . import toy_game  # noqa: F401 - imported, so that TOY resolves (names nev
 TOY = "tests.training.toy_game:SPEC"
 
 
+# every kind of opponent, snapshots early: the mix the whole-run tests train against
+OPPONENT_MIX = [
+    "opponents.self_play=0.4",
+    "opponents.snapshot=0.2",
+    "opponents.scripted=0.2",
+    "opponents.random=0.2",
+    "opponents.snapshot_every=2",
+    "total_steps=1200",
+]
+
+
 def tiny_config(run_dir, *overrides, game: str = TOY, **kw):
     base = [
         f"game={game}",

@@ -19,7 +19,7 @@ from training.games import game_info
 from training.nets import PolicyNet
 from training.trainer import Trainer, resume
 
-from .helpers import TOY, tiny_config
+from .helpers import OPPONENT_MIX, TOY, tiny_config
 
 
 def _weights(trainer):
@@ -52,16 +52,6 @@ def test_smoke_run_per_registered_game(name, tmp_path):
     assert (tmp_path / name / "checkpoints" / "final.pt").exists()
     result = json.loads((tmp_path / name / "eval.json").read_text())[-1]
     assert any(isinstance(v, dict) and v["games"] == 4 for v in result.values())
-
-
-OPPONENT_MIX = [
-    "opponents.self_play=0.4",
-    "opponents.snapshot=0.2",
-    "opponents.scripted=0.2",
-    "opponents.random=0.2",
-    "opponents.snapshot_every=2",
-    "total_steps=1200",
-]
 
 
 def test_run_directory_and_same_seed_same_result(tmp_path):

@@ -17,21 +17,11 @@ from training.runner import compute_gae
 from training.trainer import Trainer, resume
 from training.workers import GameWorker, merge_batches, stream
 
-from .helpers import TOY, tiny_config
+from .helpers import OPPONENT_MIX, TOY, tiny_config
 
 pytestmark = pytest.mark.xdist_group("workers")  # worker processes: keep these tests on one core's turn
 
-MIX = [
-    "opponents.self_play=0.4",
-    "opponents.snapshot=0.2",
-    "opponents.scripted=0.2",
-    "opponents.random=0.2",
-    "opponents.snapshot_every=2",
-    "total_steps=1200",
-    "eval.every=4",
-    "pretrain.games=12",
-    "workers=2",
-]
+MIX = [*OPPONENT_MIX, "eval.every=4", "pretrain.games=12", "workers=2"]
 
 
 def _weights(trainer):
