@@ -522,6 +522,14 @@ class PolicyNet(nn.Module):
             value = self._value(x, feat, state)
         return logits, value, new_hidden
 
+    def values(self, obs, state=None):
+        """The critic's values of a batch of observations, without the actor's logits (a shared critic
+        reads the trunk's features; a recurrent net's need its sequence: use `sequence`)."""
+        if self.recurrent and self.critic is None:
+            raise ValueError("a recurrent net with a shared critic values sequences: use sequence()")
+        x = self._norm(obs)
+        return self._value(x, self.trunk(x) if self.critic is None else None, state)
+
     def _value(self, x, feat, state):
         if self.critic is None:
             return self.value_head(feat).squeeze(-1)

@@ -37,7 +37,7 @@ def _losses(net, cfg, logits, values, action, old_logp, adv, ret, old_value, mas
     stats = dict(zip(_STAT_NAMES, values))
     if teacher is not None:
         coef, labels = teacher
-        imitation, agreement = _imitation(log_probs, labels, weight)
+        imitation, agreement = imitation_loss(log_probs, labels, weight)
         loss = loss + coef * imitation
         stats |= {"teacher/cross_entropy": imitation.item(), "teacher/agreement": agreement}
     return loss, stats
@@ -46,7 +46,7 @@ def _losses(net, cfg, logits, values, action, old_logp, adv, ret, old_value, mas
 _STAT_NAMES = ("loss/policy", "loss/value", "loss/entropy", "loss/approx_kl", "loss/clipfrac")
 
 
-def _imitation(log_probs, labels, weight):
+def imitation_loss(log_probs, labels, weight):
     """Cross-entropy towards the teacher's action on the rows it labelled (label -1: not labelled),
     and how often the policy's most likely action is the teacher's."""
     labelled = (labels >= 0).float() * weight

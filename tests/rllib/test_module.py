@@ -21,7 +21,13 @@ from training.config import NetConfig, load_config  # noqa: E402
 from training.games import game_info, team_outcomes  # noqa: E402
 from training.nets import MASKED_LOGIT, PolicyNet  # noqa: E402
 from training.rllib.env import TabletopRLlibEnv  # noqa: E402
-from training.rllib.module import MaskedPolicyModule, RandomMaskedModule, ScriptedModule  # noqa: E402
+from training.rllib.module import (  # noqa: E402
+    MaskedPolicyModule,
+    RandomMaskedModule,
+    ScriptedModule,
+    module_weights,
+    policy_weights,
+)
 from training.rllib.options import RLlibConfig  # noqa: E402
 from training.rllib.selfplay import (  # noqa: E402
     MAIN,
@@ -78,8 +84,10 @@ def test_module_is_a_policynet_and_masks_illegal_actions():
     module = _module()
     info = game_info(*DEV)
     net = PolicyNet(info.obs_dim, info.num_actions, 0, NET)
-    assert list(module.state_dict()) == list(net.state_dict())  # same layers, same names: export is a copy
-    net.load_state_dict(module.state_dict())
+    # the native network itself under the prefix "net.": export is a copy
+    assert list(policy_weights(module.state_dict())) == list(net.state_dict())
+    assert list(module_weights(net.state_dict())) == list(module.state_dict())
+    net.load_state_dict(policy_weights(module.state_dict()))
     obs = _observations(64)
     batch = _batch(obs)
     out = module.forward_exploration(batch)
@@ -96,7 +104,7 @@ def test_module_is_a_policynet_and_masks_illegal_actions():
         assert mask[torch.arange(len(actions)), actions].all()
     # the EnvRunner copy (inference-only) has no critic; its actor gives the same logits
     runner_copy = _module(inference_only=True)
-    assert not any(k.startswith(("critic", "value_head")) for k in runner_copy.state_dict())
+    assert not any(k.startswith(("net.critic", "net.value_head")) for k in runner_copy.state_dict())
     runner_copy.set_state(module.get_state(inference_only=True))
     assert torch.allclose(runner_copy.forward_inference(batch)[Columns.ACTION_DIST_INPUTS], logits)
 
@@ -104,8 +112,8 @@ def test_module_is_a_policynet_and_masks_illegal_actions():
 def test_shared_critic_drops_only_the_value_head():
     net = NetConfig(hidden=[16], critic="shared")
     full, light = _module(net=net), _module(net=net, inference_only=True)
-    assert "value_head.weight" in full.state_dict() and "value_head.weight" not in light.state_dict()
-    assert "trunk.0.weight" in light.state_dict()
+    assert "net.value_head.weight" in full.state_dict() and "net.value_head.weight" not in light.state_dict()
+    assert "net.trunk.0.weight" in light.state_dict()
     assert full.compute_values(_batch(_observations(5))).shape == (5,)
 
 
@@ -114,7 +122,7 @@ class UnmaskedModule(MaskedPolicyModule):
 
     def _forward(self, batch, **kwargs):
         obs = batch[Columns.OBS]["observation"].float()
-        return {Columns.ACTION_DIST_INPUTS: self.actor_head(self.trunk(obs))}
+        return {Columns.ACTION_DIST_INPUTS: self.net.actor_head(self.net.trunk(obs))}
 
 
 def _runner(module_class, game=DEV, seed=0):
@@ -356,19 +364,27 @@ def test_config_translation_and_clear_errors(tmp_path):
     # lr anneals to 0 over the env-step clock: main makes ~3/4 of the decisions here
     assert s["training"]["lr"] == [[0, config.ppo.lr], [1333, 0.0]]
     assert s["training"]["vf_clip_param"] == float("inf") and s["training"]["use_kl_loss"] is False
+    from training.rllib.trainer import RLlibRun
+
+    # every network and training option of the native trainer builds a run (Ray starts only in train())
+    for good in (
+        "net.kind=gru",
+        "net.critic=central",
+        "net.normalize_obs=true",
+        "net.direct=true",
+        "net.aux_state=1.0",
+        "teacher.coef=1.0",
+        "game=artifacts net.seats=true",  # a game with seat blocks
+        "game=exposaurus net.kind=layout net.cells=true net.cell_keys=8",  # cell heads with keys
+    ):
+        RLlibRun(load_config(None, [f"game={TOY}", *good.split()]), tmp_path / "x", overwrite=True)
+    # what RLlib itself cannot do is refused, with the reason
     for bad, word in (
-        ("net.kind=gru", "net.kind"),
-        ("net.critic=central", "net.critic"),
-        ("net.normalize_obs=true", "normalize_obs"),
-        ("net.direct=true", "net.direct"),
-        ("net.aux_state=1.0", "net.aux_state"),
-        ("teacher.coef=1.0", "teacher.coef"),
-        ("game=artifacts net.seats=true", "does not support net.seats"),  # a game with seat blocks
+        ("net.normalize_obs=true rllib.num_learners=2", "each learner would keep its own running statistics"),
+        ("device=mps", "RLlib's learners run on CUDA GPUs or the CPU"),
     ):
         cfg = load_config(None, [f"game={TOY}", *bad.split()])
         with pytest.raises(ConfigError, match=word):
-            from training.rllib.trainer import RLlibRun
-
             RLlibRun(cfg, tmp_path / "x")
     with pytest.raises(ConfigError, match="num_env_runners"):
         rllib_options(config, {"num_env_runners": -1})
@@ -397,13 +413,17 @@ def test_cli_backend_option_errors_are_one_line(tmp_path, capsys):
 def test_cli_names_every_option_the_backend_lacks_at_once(tmp_path, capsys):
     from training.cli import main
 
-    # Artifacts' config has two: the central critic and the seat heads
-    assert main(["train", "artifacts", "backend=rllib", f"run_dir={tmp_path / 'r'}", "progress=false"]) == 2
+    args = ["train", "artifacts", "backend=rllib", f"run_dir={tmp_path / 'r'}", "progress=false"]
+    assert main([*args, "net.normalize_obs=true", "rllib.num_learners=2", "device=mps"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == (
-        "error: backend=rllib does not support net.critic=central (separate or shared only); net.seats=true: "
-        "change them or train with backend=native"
+    assert err.startswith(
+        "error: backend=rllib does not support net.normalize_obs=true with rllib.num_learners=2"
     )
+    assert (
+        "; device=mps (RLlib's learners run on CUDA GPUs or the CPU): change them or train with backend=native"
+        in err
+    )
+    assert len(err.splitlines()) == 1
     assert not (tmp_path / "r").exists()
 
 

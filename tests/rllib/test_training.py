@@ -3,6 +3,7 @@ native run directory, and `python -m training evaluate` on the result."""
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import numpy as np
@@ -16,6 +17,7 @@ from training import checkpoint as ckpt  # noqa: E402
 from training.cli import main  # noqa: E402
 from training.config import load_config  # noqa: E402
 from training.evaluate import match  # noqa: E402
+from training.policy import load_policy  # noqa: E402
 from training.pretrain import collect_scripted  # noqa: E402
 from training.rllib.compat import is_rllib_checkpoint, refuse_native_resume  # noqa: E402
 from training.rllib.selfplay import MAIN, SnapshotLeague  # noqa: E402
@@ -137,11 +139,13 @@ def test_snapshot_weights_are_copied_from_the_learner_group(local_ray, tmp_path)
         stats = run.pretrain()
         assert stats["pretrain/decisions"] > 500
         cloned = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
-        assert not np.array_equal(cloned["actor_head.weight"], initial["actor_head.weight"])
+        assert not np.array_equal(cloned["net.actor_head.weight"], initial["net.actor_head.weight"])
         on_runner = algo.env_runner_group.foreach_env_runner(
             lambda er: er.module[MAIN].get_state(), local_env_runner=False
         )[0]
-        assert not any(k.startswith(("critic", "value_head")) for k in on_runner)  # inference-only copy
+        assert not any(
+            k.startswith(("net.critic", "net.value_head")) for k in on_runner
+        )  # inference-only copy
         for k in on_runner:
             np.testing.assert_array_equal(on_runner[k], cloned[k])
         assert stats["pretrain/accuracy"] > 0.9
@@ -153,7 +157,7 @@ def test_snapshot_weights_are_copied_from_the_learner_group(local_ray, tmp_path)
         assert (logits.argmax(-1).numpy() == data["action"]).mean() > 0.9
         algo.train()
         main_full = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
-        assert any(k.startswith("critic") for k in main_full)
+        assert any(k.startswith("net.critic") for k in main_full)
         module_id = league.add_snapshot(algo)
         snap_learner = algo.learner_group.get_weights(module_ids=[module_id])[module_id]
         assert set(snap_learner) == set(main_full)
@@ -163,7 +167,7 @@ def test_snapshot_weights_are_copied_from_the_learner_group(local_ray, tmp_path)
         remote = algo.env_runner_group.foreach_env_runner(
             lambda er, m=module_id: er.module[m].get_state(), local_env_runner=False
         )[0]
-        assert not any(k.startswith(("critic", "value_head")) for k in remote)
+        assert not any(k.startswith(("net.critic", "net.value_head")) for k in remote)
         for k in remote:
             np.testing.assert_array_equal(remote[k], main_full[k])
         # training moves main, not the frozen snapshot; the snapshot now plays in the EnvRunners
@@ -255,3 +259,91 @@ def test_cli_train_with_backend_rllib(local_ray, tmp_path, capsys):
     assert summary["backend"] == "rllib" and summary["decisions"] >= 300
     assert main(["evaluate", str(run_dir), "--opponents", "random", "--games", "20"]) == 0
     assert json.loads(capsys.readouterr().out)["results"]["vs_random"]["games"] == 20
+
+
+def test_a_recurrent_central_critic_run_trains_with_every_loss_term(local_ray, tmp_path):
+    # a GRU, a central critic reading the state through the learner connector, the auxiliary target,
+    # the scripted teacher, observation statistics and the direct map: all in one RLlib run of Nim
+    run_dir = tmp_path / "gru"
+    config = _config(
+        run_dir,
+        "total_steps=8000",
+        "ppo.num_envs=16",
+        "ppo.rollout_steps=32",
+        "ppo.lr=2e-3",
+        "opponents.self_play=0.5",
+        "opponents.random=0.5",
+        "eval.games=200",
+        "net.kind=gru",
+        "net.gru_size=32",
+        "net.hidden=[32]",
+        "net.critic=central",
+        "net.critic_hidden=[32]",
+        "net.aux_state=1.0",
+        "net.normalize_obs=true",
+        "net.direct=true",
+        "teacher.coef=0.5",
+        "teacher.until=0.5",
+    )
+    summary = RLlibRun(config, rllib={"num_env_runners": 1}).train()
+    assert summary["final_eval"]["random"]["win_rate"] >= 0.8  # random play: about 0.5
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run_dir / "tb"))
+    events.Reload()
+    scalars = {tag: [e.value for e in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
+    assert all(np.isfinite(scalars["loss/aux_state"])) and len(scalars["loss/aux_state"]) >= 10
+    coef = scalars["teacher/coef"]  # falls from teacher.coef to 0 by half of the run, then is silent
+    assert coef[0] == pytest.approx(0.5) and all(a > b for a, b in zip(coef, coef[1:]))
+    assert len(coef) < len(scalars["loss/aux_state"])
+    assert max(scalars["teacher/agreement"]) > 0.5
+    # the observation statistics moved, and they travel in the native checkpoint
+    data = ckpt.read_checkpoint(run_dir)
+    net = ckpt.build_net(data)
+    assert net.obs_norm is not None and float(net.obs_norm.count) > 1000
+
+
+@pytest.mark.parametrize("game", ["exposaurus", "artifacts"])
+def test_a_shipped_config_trains_and_its_checkpoint_serves_every_tool(local_ray, tmp_path, capsys, game):
+    # the default configs RLlib refused before (Exposaurus: layout network, cell heads with keys;
+    # Artifacts: seat heads, central critic), shrunk to a few iterations, warm start included
+    run_dir = tmp_path / game
+    config = load_config(
+        f"configs/{game}.yaml",
+        [
+            f"run_dir={run_dir}",
+            "progress=false",
+            "total_steps=600",
+            "ppo.num_envs=4",
+            "ppo.rollout_steps=64",
+            "ppo.epochs=1",
+            "pretrain.games=10",
+            "pretrain.epochs=1",
+            "eval.every=0",
+            "eval.games=4",
+            "checkpoint_every=0",
+        ],
+    )
+    summary = RLlibRun(config, rllib={"num_env_runners": 1}, log=False).train()
+    assert summary["backend"] == "rllib" and summary["decisions"] >= 600
+    assert summary["pretrain"]["pretrain/decisions"] > 0
+    # load_policy: the network as trained (layout, heads), choosing legal actions
+    policy = load_policy(run_dir)
+    assert policy.net.kind == config.net.kind and len(policy.net.cell_heads) == int(config.net.cells)
+    assert len(policy.net.seat_heads) == int(config.net.seats)
+    env = importlib.import_module(f"envs.{game}_v0").env(**config.game_config)
+    env.reset(seed=3)
+    for _agent in env.agent_iter(max_iter=50):
+        obs, _, term, trunc, _ = env.last()
+        action = None if term or trunc else policy(obs["observation"], obs["action_mask"])
+        assert action is None or obs["action_mask"][action]
+        env.step(action)
+    capsys.readouterr()
+    assert main(["evaluate", str(run_dir), "--opponents", "random", "--games", "4"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]["vs_random"]["games"] == 4
+    assert main(["export", str(run_dir), str(tmp_path / "policy.pt2")]) == 0
+    assert (tmp_path / "policy.pt2").stat().st_size > 0
+    capsys.readouterr()
+    search = ["evaluate", f"search:{run_dir}", "--opponents", "random", "--games", "2", "--simulations", "4"]
+    assert main(search) == 0
+    assert json.loads(capsys.readouterr().out)["results"]["vs_random"]["games"] == 2

@@ -1,15 +1,20 @@
 """The project's own RLModules for RLlib's new API stack, reading our `observation` / `action_mask` keys.
 
-- `MaskedPolicyModule`: the PPO policy. Its layers are exactly those of the native `PolicyNet` (an MLP
-  trunk, an actor head, a separate or shared critic), built by `PolicyNet` itself and kept under the same
-  attribute names, so its state dict *is* a `PolicyNet` state dict: export to a native checkpoint is a
-  copy (see `trainer.export_checkpoint`). Illegal actions get the logit `MASKED_LOGIT` (-1e9): probability exactly 0,
-  and no 0 * inf in the entropy or the KL. On EnvRunners (inference-only copies) the critic is dropped.
+- `MaskedPolicyModule`: the PPO policy, the native `PolicyNet` itself (`self.net`), built from the same
+  `NetConfig`: every network the native trainer trains (MLP, GRU, layout encoders with cell heads and
+  keys, seat heads, a separate, shared or central critic, the auxiliary head, `direct`, observation
+  normalization) trains here too. Its state dict is a `PolicyNet` state dict under the prefix `net.`
+  (`policy_weights` / `module_weights` convert), so export to a native checkpoint is a copy (see
+  `trainer.export_checkpoint`). Illegal actions get the logit `MASKED_LOGIT` (-1e9): probability
+  exactly 0, and no 0 * inf in the entropy or the KL. On EnvRunners (inference-only copies) the
+  critic and the auxiliary head are dropped: they act from the observation alone.
 - `RandomMaskedModule`: uniform over the legal actions (the pool's "random" opponent).
 - `ScriptedModule`: the game's scripted baseline (`GameSpec.scripted_policy`), one call per row.
 
 Observations arrive as the dict `{"observation": float32[obs_dim], "action_mask": int8[num_actions]}`
-that every game's AEC env produces (RLlib's own example module wants the key `observations`).
+that every game's AEC env produces (RLlib's own example module wants the key `observations`). What
+only training reads beside a decision - the state for a central critic, the auxiliary target, the
+teacher's label - comes as extra batch columns from the learner connector (`columns`).
 """
 
 from __future__ import annotations
@@ -24,11 +29,26 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
 from ..config import NetConfig
-from ..nets import PolicyNet, masked_logits
-from .options import check_supported
+from ..nets import PolicyNet
 
 OBS_KEY = "observation"
 MASK_KEY = "action_mask"
+STATE = "state"  # batch column: state_tensor() at each decision (net.critic=central), see `columns`
+AUX_TARGET = "aux_target"  # batch column: the state as the deciding seat sees it (net.aux_state)
+AUX_OUT = "aux_state"  # forward_train output: the auxiliary head's prediction
+HIDDEN = "h"  # the recurrent state's key (net.kind=gru)
+H_IN = "h_in"  # acting output of a recurrent module: the state each decision started from (`columns`)
+PREFIX = "net."
+
+
+def policy_weights(module_weights: dict) -> dict:
+    """A MaskedPolicyModule's weights as a native PolicyNet state dict."""
+    return {k.removeprefix(PREFIX): v for k, v in module_weights.items()}
+
+
+def module_weights(net_weights: dict) -> dict:
+    """A native PolicyNet state dict as a MaskedPolicyModule's weights."""
+    return {PREFIX + k: v for k, v in net_weights.items()}
 
 
 def split_obs(batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
@@ -43,12 +63,16 @@ def split_obs(batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
-    """PPO actor-critic over our dict observations; model_config = {"net": NetConfig fields as a dict}."""
+    """PPO actor-critic over our dict observations. model_config: {"net": NetConfig fields as a dict
+    (bound to the game: `NetConfig.bind_game`), "state_dim": the game's state_tensor() size,
+    "max_seq_len": the length of a recurrent training sequence}.
+
+    Batches are [B, ...] rows, or [B, T, ...] sequences for a recurrent net (RLlib adds the time axis
+    and the recurrent state `{"h": [B, gru_size]}` for stateful modules)."""
 
     def setup(self):
         net_config = NetConfig(**dict(self.model_config.get("net", {})))
         net_config.validate()
-        check_supported(net_config)
         space = self.observation_space
         if not hasattr(space, "spaces") or OBS_KEY not in space.spaces or MASK_KEY not in space.spaces:
             raise ValueError(
@@ -58,32 +82,77 @@ class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         num_actions = int(self.action_space.n)
         if space[MASK_KEY].shape != (num_actions,):
             raise ValueError(f"action_mask shape {space[MASK_KEY].shape} does not fit {num_actions} actions")
-        net = PolicyNet(obs_dim, num_actions, 0, net_config)
-        # the same submodules under the same names: this module's state dict is a PolicyNet's
-        self.trunk = net.trunk
-        self.actor_head = net.actor_head
-        self.critic = net.critic  # None for a shared critic (value head on the actor trunk)
-        self.value_head = net.value_head
+        self.net = PolicyNet(obs_dim, num_actions, int(self.model_config.get("state_dim", 0)), net_config)
         self.net_config = net_config
         self.obs_dim, self.num_actions = obs_dim, num_actions
+        if self.inference_only:
+            # dropped here: RLlib's own removal (TorchRLModule.__init__) cannot reach into self.net
+            for name in self.get_non_inference_attributes():
+                setattr(self.net, name.removeprefix(PREFIX), None)
 
     def get_non_inference_attributes(self) -> list[str]:
-        return ["value_head"] if self.net_config.critic == "shared" else ["critic", "value_head"]
+        """What acting never reads: the critic, its value head, the auxiliary head."""
+        names = [PREFIX + "value_head", PREFIX + "aux_head"]
+        return names if self.net_config.critic == "shared" else [PREFIX + "critic", *names]
 
+    def get_initial_state(self) -> dict:
+        """A GRU's zero state (RLlib treats a module with an initial state as recurrent)."""
+        if not self.net.recurrent:
+            return {}
+        return {HIDDEN: torch.zeros(self.net.hidden_size)}
+
+    # ----- acting (EnvRunners): one decision per row, no critic -----------------------------------
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
         obs, mask = split_obs(batch)
-        feat = self.trunk(obs)
+        if not self.net.recurrent:
+            logits, _, _ = self.net.step(obs, mask, need_value=False)
+            return {Columns.ACTION_DIST_INPUTS: logits}
+        # RLlib gives a stateful module a time axis of one step on the EnvRunners
+        h = batch[Columns.STATE_IN][HIDDEN]
+        logits, _, h = self.net.step(obs[:, 0], mask[:, 0], h, need_value=False)
         return {
-            Columns.ACTION_DIST_INPUTS: masked_logits(self.actor_head(feat), mask),
-            Columns.EMBEDDINGS: feat,
+            Columns.ACTION_DIST_INPUTS: logits[:, None],
+            Columns.STATE_OUT: {HIDDEN: h},
+            H_IN: batch[Columns.STATE_IN][HIDDEN][:, None],  # (RLlib drops the one-step time axis)
         }
 
+    # ----- training (learners): logits, values, the auxiliary prediction -----------------------------
+    def _forward_train(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
+        logits, values, predicted = self._evaluate(batch, predict_state=self.net.aux_head is not None)
+        out = {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: values}
+        if predicted is not None:
+            out[AUX_OUT] = predicted
+        return out
+
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
-        obs, _ = split_obs(batch)
-        if self.critic is None:
-            feat = embeddings if embeddings is not None else self.trunk(obs)
-            return self.value_head(feat).squeeze(-1)
-        return self.value_head(self.critic(obs)).squeeze(-1)
+        """The critic's values; `embeddings` are the values `_forward_train` computed in its own pass."""
+        if embeddings is not None:
+            return embeddings
+        if not self.net.recurrent:
+            obs, _ = split_obs(batch)
+            return self.net.values(obs, batch.get(STATE))
+        return self._evaluate(batch, predict_state=False)[1]
+
+    def _evaluate(self, batch: dict, predict_state: bool):
+        """(logits, values, predicted state or None) of a batch of rows or of [B, T] sequences."""
+        obs, mask = split_obs(batch)
+        state = batch.get(STATE)
+        if not self.net.recurrent:
+            outs = self.net.evaluate_flat(obs, mask, state, predict_state)
+            return outs[0], outs[1], outs[2] if predict_state else None
+        # RLlib's [B, T] sequences start from STATE_IN and never cross the start of a game
+        time_major = [x.transpose(0, 1) if x is not None else None for x in (obs, mask, state)]
+        starts = torch.zeros(time_major[0].shape[:2], dtype=torch.bool, device=obs.device)
+        outs = self.net.sequence(
+            time_major[0],
+            time_major[1],
+            starts,
+            batch[Columns.STATE_IN][HIDDEN],
+            time_major[2],
+            predict_state,
+        )
+        outs = [x.transpose(0, 1) for x in outs]
+        return outs[0], outs[1], outs[2] if predict_state else None
 
 
 def _numpy_obs(batch: dict) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from envs.core.errors import ConfigError
 
-from ..config import NetConfig, TeacherConfig, check_count, check_number
+from ..config import NetConfig, check_count, check_number
 
 
 @dataclass
@@ -34,26 +34,24 @@ class RLlibConfig:
         check_number("rllib.sample_timeout_s", self.sample_timeout_s, 0, low_open=True)
 
 
-def unsupported(net: NetConfig, teacher: TeacherConfig | None = None) -> list[str]:
-    """The options that the RLlib backend cannot train, each as `key=value (what it supports)`; empty
-    when it can train them all."""
+def unsupported(net: NetConfig, rllib: RLlibConfig, device: str = "auto") -> list[str]:
+    """What the RLlib backend cannot train, each as `key=value (the reason)`; empty when it trains it
+    all. Every network, the warm start and the teacher train under RLlib; what remains is what RLlib
+    itself cannot express."""
     found = [
-        (net.kind != "mlp", f"net.kind={net.kind} (mlp only)"),
-        (net.critic == "central", "net.critic=central (separate or shared only)"),
-        (net.normalize_obs, "net.normalize_obs=true"),
-        (net.direct, "net.direct=true"),
-        (net.aux_state, f"net.aux_state={net.aux_state} (no auxiliary target)"),
-        (net.seats, "net.seats=true"),
+        (
+            net.normalize_obs and rllib.num_learners > 1,
+            f"net.normalize_obs=true with rllib.num_learners={rllib.num_learners} (each learner would keep "
+            "its own running statistics: RLlib's distributed learners share gradients, not buffers)",
+        ),
+        (device == "mps", "device=mps (RLlib's learners run on CUDA GPUs or the CPU)"),
     ]
-    if teacher is not None:
-        found.append((teacher.coef, f"teacher.coef={teacher.coef} (no teacher)"))
     return [text for present, text in found if present]
 
 
-def check_supported(net: NetConfig, teacher: TeacherConfig | None = None) -> None:
-    """One ConfigError naming every option the RLlib backend does not support, so a config is fixed in
-    one go."""
-    problems = unsupported(net, teacher)
+def check_supported(net: NetConfig, rllib: RLlibConfig, device: str = "auto") -> None:
+    """One ConfigError naming every option the RLlib backend cannot train, so a config is fixed in one go."""
+    problems = unsupported(net, rllib, device)
     if problems:
         raise ConfigError(
             f"backend=rllib does not support {'; '.join(problems)}: change them or train with backend=native"

@@ -30,7 +30,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ..games import team_outcomes
 from ..nets import PolicyNet
 from ..pool import OpponentPool
-from .module import MaskedPolicyModule
+from .module import MaskedPolicyModule, policy_weights
 
 MAIN = "main"
 RANDOM = "random"
@@ -204,10 +204,15 @@ def keep_truncated(episode) -> None:
         agent_episode.is_truncated = True
 
 
-def main_module_spec(net_config: dict, observation_space=None, action_space=None) -> RLModuleSpec:
+def main_module_spec(
+    net_config: dict, observation_space=None, action_space=None, *, state_dim: int = 0, max_seq_len: int = 64
+) -> RLModuleSpec:
+    """main's module (and a snapshot's): the native PolicyNet of `net_config` (bound to the game), with
+    the game's state size (a central critic's input, the auxiliary target) and, for a GRU, the length of
+    its training sequences."""
     return RLModuleSpec(
         module_class=MaskedPolicyModule,
-        model_config={"net": dict(net_config)},
+        model_config={"net": dict(net_config), "state_dim": int(state_dim), "max_seq_len": int(max_seq_len)},
         observation_space=observation_space,
         action_space=action_space,
     )
@@ -293,9 +298,7 @@ class SnapshotLeague:
             module_id = sorted(free)[0]
         else:
             module_id = f"snap_{len(self.slots)}"
-            spec = main_module_spec(
-                self.config.net.__dict__, *game_spaces(self.config.game, self.info.game_config)
-            )
+            spec = self.module_spec(*game_spaces(self.config.game, self.info.game_config))
             spec.inference_only = True  # the EnvRunners' copies (learners force a full copy for themselves)
             algo.add_module(module_id=module_id, module_spec=spec, new_should_module_be_updated=[MAIN])
         self.slots[module_id] = key[
@@ -305,13 +308,23 @@ class SnapshotLeague:
         self.push_mapping(algo)
         return module_id
 
+    def module_spec(self, observation_space=None, action_space=None) -> RLModuleSpec:
+        """main's module spec for this run (snapshots are copies of it)."""
+        return main_module_spec(
+            self.config.net.__dict__,
+            observation_space,
+            action_space,
+            state_dim=self.info.state_dim,
+            max_seq_len=self.config.ppo.rollout_steps,
+        )
+
     def policy_net(self, weights: dict) -> PolicyNet:
         """A native PolicyNet holding (full, learner-side) module weights."""
         import torch
 
         info = self.info
-        net = PolicyNet(info.obs_dim, info.num_actions, 0, self.config.net)
-        net.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()})
+        net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, self.config.net)
+        net.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in policy_weights(weights).items()})
         return net
 
     def push_mapping(self, algo) -> None:

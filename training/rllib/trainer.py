@@ -18,6 +18,7 @@ batch. total_steps counts main's decisions, as the native trainer counts the lea
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -29,11 +30,14 @@ import torch
 
 from .. import checkpoint as ckpt
 from ..config import TrainConfig, options
+from ..device import resolve_device
 from ..games import game_info
 from ..pretrain import pretrain
 from ..run import Backend, Run, Seeds, run_game
+from .columns import TrainingColumns
 from .compat import backend_state
-from .module import RandomMaskedModule, ScriptedModule
+from .learner import TabletopPPOLearner
+from .module import RandomMaskedModule, ScriptedModule, module_weights, policy_weights
 from .options import RLlibConfig, check_supported
 from .selfplay import (
     MAIN,
@@ -41,7 +45,6 @@ from .selfplay import (
     SCRIPTED,
     SelfPlayCallback,
     SnapshotLeague,
-    main_module_spec,
     set_module_weights,
 )
 
@@ -111,7 +114,12 @@ def ppo_settings(config: TrainConfig, info, rllib: RLlibConfig) -> dict:
             "num_cpus_per_env_runner": rllib.num_cpus_per_env_runner,
             "sample_timeout_s": rllib.sample_timeout_s,
         },
-        "learners": {"num_learners": rllib.num_learners},
+        "learners": {
+            "num_learners": rllib.num_learners,
+            **learner_device(config, rllib),
+            "learner_class": TabletopPPOLearner,
+            "learner_connector": training_columns(config, info),
+        },
         "training": {
             "train_batch_size_per_learner": per_learner,
             "minibatch_size": max(per_learner // p.minibatches, 1),
@@ -150,6 +158,46 @@ def tabletop_ppo_config_class():
     return TabletopPPOConfig
 
 
+def needs_state(config: TrainConfig) -> bool:
+    """Whether training reads the state beside each decision (a central critic, the auxiliary target)."""
+    return config.net.critic == "central" or config.net.aux_state > 0
+
+
+def training_columns(config: TrainConfig, info):
+    """The learner connector of this config: a TrainingColumns piece where training reads more than
+    the decisions (the state, the auxiliary target, the teacher's labels, observation statistics)."""
+    net = config.net
+    wanted = {
+        "state": net.critic == "central",
+        "aux_target": net.aux_state > 0,
+        "teacher_share": config.teacher.share if config.teacher.coef > 0 else 0.0,
+        "normalize": net.normalize_obs,
+    }
+    if not any(wanted.values()):
+        return None
+    game = {
+        "game": config.game,
+        "game_config": dict(info.game_config),
+        "seed": Seeds(config.seed).minibatches,
+    }
+    return functools.partial(TrainingColumns, **game, **wanted)
+
+
+def learner_device(config: TrainConfig, rllib: RLlibConfig) -> dict:
+    """PPOConfig.learners' device settings for config.device: the learners on a CUDA GPU or the CPU."""
+    device = resolve_device(config.device)
+    if device.type != "cuda":
+        if config.device == "auto" and device.type != "cpu":
+            warnings.warn(
+                f"backend=rllib: device=auto found {device.type}; RLlib's learners use the CPU", stacklevel=2
+            )
+        return {"num_gpus_per_learner": 0}
+    settings = {"num_gpus_per_learner": 1}
+    if rllib.num_learners == 0 and device.index is not None:
+        settings["local_gpu_idx"] = device.index
+    return settings
+
+
 def build_algorithm(config: TrainConfig, info, league: SnapshotLeague, rllib: RLlibConfig):
     """A PPO Algorithm (new API stack) for this config: main + the fixed opponent modules."""
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -158,7 +206,7 @@ def build_algorithm(config: TrainConfig, info, league: SnapshotLeague, rllib: RL
     from .env import ENV_NAME, register
 
     register()
-    specs = {MAIN: main_module_spec(config.net.__dict__)}
+    specs = {MAIN: league.module_spec()}
     game_model = {"game": config.game, "game_config": dict(info.game_config)}
     for module in league.fixed_modules():
         if module == RANDOM:
@@ -176,6 +224,7 @@ def build_algorithm(config: TrainConfig, info, league: SnapshotLeague, rllib: RL
                 "game": config.game,
                 "game_config": dict(info.game_config),
                 "reward_scale": config.ppo.reward_scale,
+                "with_state": needs_state(config),
             },
             disable_env_checking=True,
         )
@@ -228,8 +277,8 @@ class RLlibRun(Backend):
     ):
         self.config = config
         self.info = run_game(config)
-        check_supported(config.net, config.teacher)
         self.rllib = rllib_options(config, rllib)
+        check_supported(config.net, self.rllib, config.device)
         if not config.ppo.normalize_advantages:
             warnings.warn(
                 "backend=rllib always standardizes advantages (ppo.normalize_advantages=false is ignored)",
@@ -265,6 +314,9 @@ class RLlibRun(Backend):
     # ----- one iteration ---------------------------------------------------------------------
     def iterate(self) -> dict[str, float]:
         """One Algorithm.train(): sample, learn; then the league's snapshots and PFSP statistics."""
+        coef = self._teacher_coef()
+        if self.config.teacher.coef > 0:
+            self.algo.learner_group.foreach_learner(lambda learner, _c=coef: learner.set_teacher_coef(_c))
         result = self.algo.train()
         self.iteration += 1
         self.decisions = main_decisions(result)
@@ -280,15 +332,22 @@ class RLlibRun(Backend):
         self._clock, self.all_decisions = now, all_decisions
         return self._stats(result, live) | {"speed/all_decisions_per_s": all_sps}
 
+    def _teacher_coef(self) -> float:
+        """teacher.coef, falling linearly to 0 at teacher.until of total_steps (as the native trainer's)."""
+        t = self.config.teacher
+        return t.coef * max(0.0, 1.0 - self.decisions / (t.until * self.config.total_steps))
+
     def _stats(self, result, live) -> dict[str, float]:
         stats = {}
         learner = result.get("learners", {}).get(MAIN, {})
         for key, name in LEARNER_STATS.items():
             if key in learner:
                 try:
-                    stats[name] = float(learner[key])
+                    value = float(learner[key])
                 except (TypeError, ValueError):
-                    pass
+                    continue
+                if math.isfinite(value):  # (RLlib repeats a term not logged this iteration as NaN)
+                    stats[name] = value
         for kind, (games, score, ret) in live.items():
             if games:
                 stats[f"live_win_rate/{kind}"] = score / games
@@ -313,8 +372,11 @@ class RLlibRun(Backend):
         net = self.sync_net()
         net.train()
         rng = np.random.default_rng(Seeds(cfg.seed).minibatches)
-        stats = pretrain(net, data, cfg.pretrain, cfg.ppo.reward_scale, rng, progress=cfg.progress)
-        set_module_weights(self.algo, MAIN, {k: v.detach().numpy() for k, v in net.state_dict().items()})
+        stats = pretrain(
+            net, data, cfg.pretrain, cfg.ppo.reward_scale, rng, self.info.state_seen_by, cfg.progress
+        )
+        weights = module_weights({k: v.detach().cpu().numpy() for k, v in net.state_dict().items()})
+        set_module_weights(self.algo, MAIN, weights)
         return stats
 
     def pretrain(self) -> dict:
@@ -348,6 +410,10 @@ LEARNER_STATS = {
     "entropy": "loss/entropy",
     "mean_kl_loss": "loss/approx_kl",
     "vf_explained_var": "loss/explained_variance",
+    "aux_state_loss": "loss/aux_state",
+    "teacher_cross_entropy": "teacher/cross_entropy",
+    "teacher_agreement": "teacher/agreement",
+    "teacher_coef": "teacher/coef",
 }
 
 
@@ -376,6 +442,7 @@ def export_checkpoint(
         weights = algo_or_weights.learner_group.get_weights(module_ids=[MAIN])[MAIN]
     else:
         weights = algo_or_weights
+    weights = policy_weights(weights)
     missing = [k for k in ("value_head.weight",) if k not in weights]
     if missing:
         raise ckpt.CheckpointError(

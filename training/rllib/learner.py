@@ -1,0 +1,58 @@
+"""RLlib's PPO learner with the native trainer's two extra loss terms (`training.ppo` has the same):
+
+- the auxiliary target (net.aux_state): the actor's features predict the state as the deciding seat
+  sees it (`PolicyNet.aux_loss`, already weighted by net.aux_state);
+- the teacher (teacher.coef): a cross-entropy towards the scripted baseline's labels
+  (`ppo.imitation_loss`), its weight set by the driver every iteration (`set_teacher_coef`), falling
+  from teacher.coef to 0 as the native trainer's does.
+
+It also starts a recurrent module's training sequences from the states the acting module recorded
+(`recurrent.RecurrentStateIn`, in place of RLlib's piece that fails on turn-based episodes). The loss
+terms read the columns the learner connector added (`columns`) and skip RLlib's padding and bootstrap
+rows (its loss mask), as RLlib's own loss terms do.
+"""
+
+from __future__ import annotations
+
+import torch
+from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
+from ray.rllib.connectors.common import AddStatesFromEpisodesToBatch
+from ray.rllib.core.columns import Columns
+
+from ..ppo import imitation_loss
+from .columns import TEACHER
+from .module import AUX_OUT, AUX_TARGET
+from .recurrent import RecurrentStateIn
+
+
+class TabletopPPOLearner(PPOTorchLearner):
+    teacher_coef: float = 0.0
+
+    def build(self) -> None:
+        super().build()
+        if self._learner_connector is not None and self.config.add_default_connectors_to_learner_pipeline:
+            self._learner_connector.insert_before(AddStatesFromEpisodesToBatch, RecurrentStateIn())
+
+    def set_teacher_coef(self, coef: float) -> None:
+        self.teacher_coef = float(coef)
+
+    def compute_loss_for_module(self, *, module_id, config, batch, fwd_out):
+        loss = super().compute_loss_for_module(
+            module_id=module_id, config=config, batch=batch, fwd_out=fwd_out
+        )
+        logits = fwd_out[Columns.ACTION_DIST_INPUTS]
+        mask = batch.get(Columns.LOSS_MASK)
+        weight = mask.float() if mask is not None else torch.ones(logits.shape[:-1], device=logits.device)
+        stats = {}
+        if AUX_OUT in fwd_out:
+            aux = self.module[module_id].unwrapped().net.aux_loss(fwd_out[AUX_OUT], batch[AUX_TARGET], weight)
+            loss = loss + aux
+            stats["aux_state_loss"] = aux.detach()
+        if self.teacher_coef > 0 and TEACHER in batch:
+            imitation, agreement = imitation_loss(torch.log_softmax(logits, -1), batch[TEACHER], weight)
+            loss = loss + self.teacher_coef * imitation
+            stats |= {"teacher_cross_entropy": imitation.detach(), "teacher_agreement": agreement}
+            stats["teacher_coef"] = self.teacher_coef
+        if stats:
+            self.metrics.log_dict(stats, key=module_id, window=1)
+        return loss
