@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import HIGHEST, LAST, LOWEST, MORE, NUM_CARDS, NUM_NUMBERS, SETUP_CHART, SUGGESTIONS
+from .data import HIGHEST, LAST, LOWEST, MORE, NUM_CARDS, NUM_NUMBERS, SUGGESTIONS, setup_chart
 from .rules import may_hold, must_hold, observation_layout
 
 _CARDS = np.arange(NUM_CARDS)
@@ -28,6 +28,7 @@ class ScriptedExpressionsPolicy:
 
     def __init__(self, config, guess_threshold: float = 0.34):
         self.n = config.num_players
+        self.dealt = setup_chart(self.n, getattr(config, "mode", "normal"))[0]  # hand_sizes' unit
         self.layout = observation_layout(self.n, getattr(config, "knowledge", False))
         self.guess_threshold = guess_threshold
         self.guess_base = len(SUGGESTIONS) * NUM_CARDS
@@ -72,7 +73,7 @@ class ScriptedExpressionsPolicy:
             legal = guesses[r - 1]
             if not legal.any():
                 continue
-            hand_cards = obs["hand_sizes"][r] * self._dealt()
+            hand_cards = obs["hand_sizes"][r] * self.dealt
             base = min(1.0, hand_cards / total_unseen)
             prob = np.where(allowed[r], base, 0.0)
             prob = np.maximum(prob, required[r].astype(prob.dtype))  # as precise as the estimate
@@ -81,9 +82,6 @@ class ScriptedExpressionsPolicy:
             if prob[c] > best_p:
                 best, best_p = self.guess_base + (r - 1) * NUM_CARDS + c, float(prob[c])
         return best, best_p
-
-    def _dealt(self) -> int:
-        return SETUP_CHART[self.n][0]
 
     # ----- playing a Suggestion --------------------------------------------------------------
     def _best_play(self, obs, play: np.ndarray, face_up: np.ndarray) -> int:

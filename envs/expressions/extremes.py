@@ -1,11 +1,18 @@
 """The most and the fewest cards Harmony can hold at the end, over every deal and every line of play.
 
-Used to declare the game's true return bounds (`data.MOST_HARMONY`; RULES.md, "Return bounds"). The
-search drops card identities: a table is the seat to act, the round, the timer count, the hand sizes
-and the Agony and Harmony counts, and every guess may come out as the team likes (a lucky team). A
-played Suggestion counts in Agony at once (it ends there; counting it early only gives an empty-handed
-guesser more to move back, so the search can only overestimate the most). The most it finds is reached
-by a real game (tests/expressions/test_game_type.py replays the line found on the engine).
+Used to declare the game's true return bounds (`data.MOST_HARMONY`; RULES.md, "Return bounds"). Each
+mode is dealt by its side of the set-up chart (`data.setup_chart`). What the search shows: a lucky
+team can win every mode at every player count (the most is above 25 everywhere). Hard dealt by the
+Normal side, flipping 2 a round, could not be won with 3 or 4 players (12 turns move at most 24 cards
+to Harmony); dealt by the Hard side (data.HARD_SETUP_CHART) its most is 32 / 41 / 43 / 48 with 2 / 3 /
+4 / 5 players, never above Normal's (32 / 47 / 48 / 49).
+
+The search drops card identities: a table is the seat to act, the round, the timer count, the hand
+sizes and the Agony and Harmony counts, and every guess may come out as the team likes (a lucky team).
+A played Suggestion counts in Agony at once (it ends there; counting it early only gives an
+empty-handed guesser more to move back, so the search can only overestimate the most). The most it
+finds is reached by a real game (tests/expressions/test_game_type.py replays the line found on the
+engine).
 
 Moves: ("play",), ("right", target), ("wrong", target, holder or None for a timer card), ("add",).
 """
@@ -14,7 +21,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from .data import SETUP_CHART
+from .data import setup_chart
 
 Table = tuple  # (seat, turns this round, timer left, final round, hand sizes, Agony, Harmony)
 
@@ -43,7 +50,7 @@ def harmony_extremes(num_players: int, mode: str, most: bool = True) -> tuple[in
 class _Rules:
     def __init__(self, n: int, mode: str):
         self.n, self.mode = n, mode
-        self.hand, self.timer = SETUP_CHART[n]
+        self.hand, self.timer = setup_chart(n, mode)
         self.flips = 2 if (n == 2 or mode == "hard") else 1
         self.hands_to_harmony = n == 2 and mode != "hard"
 

@@ -56,17 +56,19 @@ from .data import (
     TURN,
     Meaning,
     card_name,
+    setup_chart,
 )
 
 
 def flips_per_round(num_players: int, mode: str) -> int:
+    """Timer cards the First Player flips after a round: 2 in 2-player games and in Hard mode."""
     return 2 if (num_players == 2 or mode == "hard") else 1
 
 
 def most_decisions(num_players: int, mode: str) -> int:
-    """The longest game the set-up chart allows: every turn at most 2 decisions (a guess, then the
+    """The longest game the set-up chart of the mode allows: every turn at most 2 decisions (a guess, then the
     guesser's card), one turn per player a round, a round per flip of the Timer Stack (+1 in Easy)."""
-    timer = SETUP_CHART[num_players][1]
+    timer = setup_chart(num_players, mode)[1]
     rounds = -(-timer // flips_per_round(num_players, mode)) + (mode == "easy")
     return 2 * num_players * rounds
 
@@ -246,7 +248,8 @@ class Expressions(Game):
         super().__init__(config, rng, **options)
         cfg = self.config
         n = self.num_players = cfg.num_players
-        self.hand_size, timer_size = SETUP_CHART[n]
+        # the Normal side of the set-up chart, or in Hard mode the Hard side (ours: RULES.md, "Set-up")
+        self.hand_size, timer_size = setup_chart(n, cfg.mode)
         self.initial_timer = timer_size
         self.flips_per_round = flips_per_round(n, cfg.mode)
         # Reading: the 2-player "cards left in hands go to Harmony" holds for every mode but Hard.

@@ -7,6 +7,7 @@ import pytest
 
 from envs.core import ConfigError, IllegalActionError
 from envs.core.flow import Do
+from envs.expressions.baseline import ScriptedExpressionsPolicy
 from envs.expressions.data import HIGHEST, LAST, LOWEST, MORE, NUM_CARDS, SETUP_CHART, card_id
 from envs.expressions.rules import CHOOSE_AGONY, CHOOSE_HARMONY, TURN, Expressions
 
@@ -60,6 +61,43 @@ def test_setup_chart_deals_hands_and_timer(n):
     assert game.hand_counts == [per_player] * n
     assert len(game.timer) == timer
     assert game.flips_per_round == (2 if n == 2 else 1)
+    game.check_invariants()
+
+
+# The Hard side of the Setup Card, ours (RULES.md, "Set-up"): players -> (cards each, Timer Stack).
+HARD_SIDE = {2: (17, 16), 3: (12, 14), 4: (9, 14), 5: (8, 10)}
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_hard_mode_deals_by_the_hard_side_of_the_setup_chart(n):
+    per_player, timer = HARD_SIDE[n]
+    for seed in range(3):
+        game = Expressions(num_players=n, mode="hard", rng=np.random.default_rng(seed))
+        assert game.hand_counts == [per_player] * n
+        assert len(game.timer) == timer == NUM_CARDS - n * per_player  # the rest of the deck
+        assert game.flips_per_round == 2
+        game.check_invariants()
+        # hand sizes are observed as fractions of the cards dealt, and the scripted player reads them so
+        game.apply_action(int(game.legal_actions()[0]))  # a Suggestion: one card leaves a hand
+        sizes = game.observation_layout.split(game.observation(0))["hand_sizes"]  # seat 0's view
+        assert (sizes * ScriptedExpressionsPolicy(game.config).dealt).round().tolist() == game.hand_counts
+        assert sorted(game.hand_counts) == [per_player - 1] + [per_player] * (n - 1)
+    # Easy mode deals by the Normal side
+    assert Expressions(num_players=n, mode="easy").hand_counts == [SETUP_CHART[n][0]] * n
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_hard_mode_flips_the_top_two_timer_cards_into_agony_each_round(n):
+    game = Expressions(num_players=n, mode="hard", rng=np.random.default_rng(n))
+    timer = HARD_SIDE[n][1]
+    for round_ in range(2):
+        top_two = game.timer[-1:-3:-1]
+        for _ in range(n):
+            assert len(game.timer) == timer - 2 * round_
+            plays = [a for a in game.legal_actions() if a < game.guess_base]
+            game.apply_action(int(plays[0]))  # a Suggestion: the turn is one decision
+        assert len(game.timer) == timer - 2 * (round_ + 1)
+        assert game.agony[-2:] == top_two  # flipped into Agony, top card first
     game.check_invariants()
 
 
