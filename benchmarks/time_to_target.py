@@ -2,9 +2,10 @@
 strength target, at a given number of rollout workers - the figure a user compares, not decisions per
 second alone.
 
-    python -m benchmarks.time_to_target exposed --setups 1x1 2x2 [--seed 0] [--every 5] [--games 200]
+    python -m benchmarks.time_to_target exposed --setups 1x1 2x2 rllib1 [--seed 0] [--every 5] [--games 200]
 
-For each setup (WORKERSxTHREADS: rollout workers, and the update's torch threads) the config trains
+For each setup (WORKERSxTHREADS: the native trainer's rollout workers and the update's torch threads;
+rllibN: backend=rllib with N EnvRunners on a local Ray of every core) the config trains
 from scratch (its warm start included, timed), evaluating every `--every` iterations with `--games`
 games per opponent; the first evaluation at which every target holds gives the decisions and the
 seconds since the run started (evaluations included, as a user waits for them). The run stops there.
@@ -52,16 +53,32 @@ class TargetReached(Exception):
     """Raised from inside the run at the first evaluation that meets every target."""
 
 
-def time_to_target(name: str, workers: int, threads: int, seed: int, every: int, games: int) -> dict:
+def build(setup: str, config):
+    """The run of one setup: the native trainer (WORKERSxTHREADS) or RLlib's (rllibN)."""
+    if setup.startswith("rllib"):
+        from training.rllib.trainer import RLlibRun
+
+        return RLlibRun(config, rllib={"num_env_runners": int(setup[len("rllib") :])}, log=False)
+    from training.trainer import Trainer
+
+    return Trainer(config, log=False)
+
+
+def setup_overrides(setup: str) -> list[str]:
+    if setup.startswith("rllib"):
+        return ["backend=rllib"]
+    workers, threads = (int(x) for x in setup.split("x"))
+    return [f"workers={workers}", f"threads={threads}"]
+
+
+def time_to_target(name: str, setup: str, seed: int, every: int, games: int) -> dict:
     from training.cli import default_config
     from training.config import load_config
-    from training.trainer import Trainer
 
     targets = TARGETS[name]
     with tempfile.TemporaryDirectory() as folder:
         overrides = [
-            f"workers={workers}",
-            f"threads={threads}",
+            *setup_overrides(setup),
             f"seed={seed}",
             f"eval.every={every}",
             f"eval.games={games}",
@@ -69,7 +86,7 @@ def time_to_target(name: str, workers: int, threads: int, seed: int, every: int,
             "progress=false",
             f"run_dir={folder}/run",
         ]
-        trainer = Trainer(load_config(default_config(name), overrides), log=False)
+        trainer = build(setup, load_config(default_config(name), overrides))
         began = time.perf_counter()
         evaluate = trainer.run.evaluate
         seen = []
@@ -90,8 +107,7 @@ def time_to_target(name: str, workers: int, threads: int, seed: int, every: int,
         finally:
             trainer.close()
         return {
-            "workers": workers,
-            "threads": threads,
+            "setup": setup,
             "reached": hit is not None,
             "decisions": hit["decisions"] if hit else None,
             "seconds": hit["seconds"] if hit else None,
@@ -103,14 +119,13 @@ def time_to_target(name: str, workers: int, threads: int, seed: int, every: int,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("config", choices=sorted(TARGETS))
-    parser.add_argument("--setups", nargs="+", default=["1x1", "2x2"], help="WORKERSxTHREADS")
+    parser.add_argument("--setups", nargs="+", default=["1x1", "2x2"], help="WORKERSxTHREADS or rllibN")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--every", type=int, default=5, help="iterations between evaluations")
     parser.add_argument("--games", type=int, default=200, help="games per opponent and evaluation")
     args = parser.parse_args()
     for setup in args.setups:
-        workers, threads = (int(x) for x in setup.split("x"))
-        row = time_to_target(args.config, workers, threads, args.seed, args.every, args.games)
+        row = time_to_target(args.config, setup, args.seed, args.every, args.games)
         print(json.dumps({args.config: row}), flush=True)
 
 

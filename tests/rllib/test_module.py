@@ -360,10 +360,13 @@ def test_config_translation_and_clear_errors(tmp_path):
     assert s["env_runners"]["num_envs_per_env_runner"] == 8  # 30 games over 4 runners, rounded up
     assert s["env_runners"]["rollout_fragment_length"] == 10
     assert s["training"]["train_batch_size_per_learner"] == 300
-    assert s["training"]["minibatch_size"] == 100
+    # main's expected 3/4 of the 300 decisions (self-play half the games), in 3 minibatches
+    assert s["training"]["minibatch_size"] == 75
     # lr anneals to 0 over the env-step clock: main makes ~3/4 of the decisions here
     assert s["training"]["lr"] == [[0, config.ppo.lr], [1333, 0.0]]
     assert s["training"]["vf_clip_param"] == float("inf") and s["training"]["use_kl_loss"] is False
+    # the same value loss: RLlib's is the squared error, the native one half of it
+    assert s["training"]["vf_loss_coeff"] == config.ppo.vf_coef / 2
     from training.rllib.trainer import RLlibRun
 
     # every network and training option of the native trainer builds a run (Ray starts only in train())

@@ -3,9 +3,12 @@
     pip install ".[distributed]"            # ray[rllib]; it pins its own gymnasium, so use its own venv
     python -m training train configs/<game>.yaml backend=rllib rllib.num_env_runners=2
 
-Pieces: `module` (the project's action-masking RLModules), `env` (PettingZoo's RLlib wrapper over any
-game), `selfplay` (snapshot modules, opponent sampling, PFSP), `trainer` (`train(config, run_dir)`
-writing the native run directory, `export_checkpoint`). Ray is imported only when these are used.
+Pieces: `module` (the project's action-masking RLModules; main's is the native PolicyNet), `env`
+(PettingZoo's RLlib wrapper over any game), `columns` (the learner connector piece: the state, the
+auxiliary target, the teacher's labels beside each decision), `learner` (PPO plus the auxiliary and
+teacher losses), `recurrent` (a GRU's training sequences across RLlib's chunks), `selfplay` (snapshot
+modules, opponent sampling, PFSP), `trainer` (`train(config, run_dir)` writing the native run
+directory, `export_checkpoint`). Ray is imported only when these are used.
 """
 
 from __future__ import annotations

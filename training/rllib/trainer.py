@@ -10,10 +10,15 @@ Algorithm checkpoint, for users who continue in RLlib).
 
 How the native keys map to RLlib (see `ppo_settings`): ppo.num_envs games are stepped at once, split over
 the EnvRunners; one iteration samples num_envs * rollout_steps decisions (train_batch_size_per_learner);
-epochs, minibatches, lr (linearly annealed when anneal_lr), gamma, gae_lambda, clip, vf_coef, ent_coef,
-max_grad_norm and clip_value carry over; target_kl > 0 becomes RLlib's adaptive KL penalty with that
+epochs, minibatches, lr (linearly annealed when anneal_lr), gamma, gae_lambda, clip, vf_coef (halved:
+RLlib's value loss is the squared error, the native one half of it), ent_coef, max_grad_norm and
+clip_value carry over; target_kl > 0 becomes RLlib's adaptive KL penalty with that
 target (the native trainer stops the epochs early instead); RLlib always standardizes advantages per
-batch. total_steps counts main's decisions, as the native trainer counts the learner's.
+batch. total_steps counts main's decisions, as the native trainer counts the learner's. The `net`
+section builds the native network itself as main's RLModule (`module`); what training reads beside a
+decision (the state, the auxiliary target, the teacher's labels) comes through a learner connector
+piece (`columns`) and the extra loss terms through a PPO learner subclass (`learner`); `device` puts
+the learners on a CUDA GPU.
 """
 
 from __future__ import annotations
@@ -122,14 +127,17 @@ def ppo_settings(config: TrainConfig, info, rllib: RLlibConfig) -> dict:
         },
         "training": {
             "train_batch_size_per_learner": per_learner,
-            "minibatch_size": max(per_learner // p.minibatches, 1),
+            # RLlib cuts main's own rows into minibatches of this size: main's expected share of the
+            # batch over ppo.minibatches, so an epoch takes as many steps as the native trainer's
+            "minibatch_size": max(int(per_learner * learner_fraction(config, info)) // p.minibatches, 1),
             "num_epochs": p.epochs,
             "lr": lr,
             "gamma": p.gamma,
             "lambda_": p.gae_lambda,
             "clip_param": p.clip,
             "vf_clip_param": p.clip if p.clip_value else float("inf"),
-            "vf_loss_coeff": p.vf_coef,
+            # the native value loss is half the squared error (training.ppo), RLlib's the whole of it
+            "vf_loss_coeff": p.vf_coef / 2,
             "entropy_coeff": p.ent_coef,
             "grad_clip": p.max_grad_norm,
             "grad_clip_by": "global_norm",
@@ -279,6 +287,7 @@ class RLlibRun(Backend):
         self.info = run_game(config)
         self.rllib = rllib_options(config, rllib)
         check_supported(config.net, self.rllib, config.device)
+        learner_device(config, self.rllib)  # a device this machine lacks fails now, before Ray starts
         if not config.ppo.normalize_advantages:
             warnings.warn(
                 "backend=rllib always standardizes advantages (ppo.normalize_advantages=false is ignored)",
@@ -303,10 +312,12 @@ class RLlibRun(Backend):
         self._clock = time.perf_counter()
 
     def close(self) -> None:
+        """Stop the Algorithm and a Ray this run started (a second call does nothing)."""
         import ray
 
-        if self.algo is not None:
-            self.algo.stop()
+        algo, self.algo = self.algo, None
+        if algo is not None:
+            algo.stop()
         if self._ray_started:
             ray.shutdown()
             self._ray_started = False
