@@ -1,4 +1,5 @@
-"""RLlib's PPO learner with the native trainer's two extra loss terms (`training.ppo` has the same):
+"""RLlib's PPO learner with the native trainer's optimizer (Adam, eps 1e-5) and its two extra loss
+terms (`training.ppo` has the same):
 
 - the auxiliary target (net.aux_state): the actor's features predict the state as the deciding seat
   sees it (`PolicyNet.aux_loss`, already weighted by net.aux_state);
@@ -32,6 +33,16 @@ class TabletopPPOLearner(PPOTorchLearner):
         super().build()
         if self._learner_connector is not None and self.config.add_default_connectors_to_learner_pipeline:
             self._learner_connector.insert_before(AddStatesFromEpisodesToBatch, RecurrentStateIn())
+
+    def configure_optimizers_for_module(self, module_id, config=None) -> None:
+        """Adam as the native trainer's (eps 1e-5, not torch's 1e-8), the lr under RLlib's schedule."""
+        params = self.get_parameters(self._module[module_id])
+        self.register_optimizer(
+            module_id=module_id,
+            optimizer=torch.optim.Adam(params, eps=1e-5),
+            params=params,
+            lr_or_lr_schedule=config.lr,
+        )
 
     def set_teacher_coef(self, coef: float) -> None:
         self.teacher_coef = float(coef)
