@@ -371,23 +371,20 @@ def test_every_numeric_config_option_refuses_what_it_cannot_mean():
 
 
 def test_the_rllib_backend_names_every_option_it_cannot_train_at_once():
-    from training.rllib.options import check_supported, unsupported
+    from training.rllib.options import RLlibConfig, check_supported, unsupported
 
-    config = load_config(ROOT / "configs" / "artifacts.yaml")  # net.critic=central and net.seats=true
-    assert unsupported(config.net, config.teacher) == [
-        "net.critic=central (separate or shared only)",
-        "net.seats=true",
-    ]
-    config = load_config(
-        None,
-        [f"game={TOY}", "net.kind=gru", "net.normalize_obs=true", "net.direct=true", "teacher.coef=1"],
-    )
+    # every shipped config trains under RLlib (the central critic, seat heads, layout networks...)
+    for name in ("artifacts", "exposaurus", "exposed", "exposed-4p", "expressions"):
+        config = load_config(ROOT / "configs" / f"{name}.yaml")
+        assert unsupported(config.net, RLlibConfig(), config.device) == [], name
+    # what RLlib cannot do, all named at once
+    config = load_config(None, [f"game={TOY}", "net.normalize_obs=true", "device=mps"])
     with pytest.raises(ConfigError) as refused:
-        check_supported(config.net, config.teacher)
+        check_supported(config.net, RLlibConfig(num_learners=2), config.device)
     message = str(refused.value)
-    for name in ("net.kind=gru", "net.normalize_obs=true", "net.direct=true", "teacher.coef=1.0"):
+    for name in ("net.normalize_obs=true with rllib.num_learners=2", "device=mps"):
         assert name in message, message
-    assert unsupported(load_config(None, [f"game={TOY}"]).net) == []
+    assert unsupported(config.net, RLlibConfig(num_learners=1), "cpu") == []
 
 
 # ----- the numeric options of evaluate, rate, play ---------------------------------------------------
