@@ -7,36 +7,18 @@ many games together as numpy batches.
 
 from __future__ import annotations
 
-import importlib
-
 import gymnasium
 
-# the registered games (module name -> title), in the order the docs list them
-GAMES: dict[str, str] = {
-    "expressions": "Expressions",
-    "exposaurus": "Exposaurus",
-    "exposed": "Exposed",
-    "artifacts": "Artifacts",
-}
+from envs.core.registry import GAMES, spec, specs
+from envs.core.vector import VectorGames
+
+__all__ = ["GAMES", "spec", "specs", "vector"]
 
 
-def spec(name: str):
-    """The GameSpec of a registered game, by module name ("expressions")."""
-    if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; registered games: {list(GAMES)}")
-    return importlib.import_module(f"envs.{name}_v0").SPEC
-
-
-def specs():
-    return [spec(name) for name in GAMES]
-
-
-def vector(game: str, num_games: int, workers: int = 1, seed: int | None = None, **kwargs):
+def vector(game: str, num_games: int, workers: int = 1, seed: int | None = None, **kwargs) -> VectorGames:
     """`num_games` games of `game` stepped together over `workers` processes, as numpy batches:
     `envs.vector("exposed", num_games=64, workers=2, seed=0, num_players=4)`. The keywords are
     VectorGames' (opponents=, seat=, copy=, context=) and the game's options (envs.core.vector)."""
-    from envs.core.vector import VectorGames
-
     return VectorGames(game, num_games, workers, seed, **kwargs)
 
 

@@ -3,14 +3,18 @@
     python scripts/regenerate_golden.py [game ...]
 
 Records GOLDEN_SEEDS games for every test configuration of each game; review the diff before committing.
+The recording and replaying code is the tests' own (tests/core/golden.py).
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-import envs
-from envs.core import golden
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: its tests/ package
+
+import envs  # noqa: E402
+from tests.core import golden  # noqa: E402
 
 GOLDEN_SEEDS = (0, 1)
 

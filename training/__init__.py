@@ -9,6 +9,10 @@ pool (snapshots, scripted, random; weights and PFSP), evaluation with Wilson int
 
     policy = training.load_policy("runs/expressions-seed0")  # policy(observation, action_mask) -> int
     searcher = training.search_agent("search:runs/expressions-seed0", info)  # searcher.act(game, seat)
+
+Importing this package registers its players by name (a run directory or checkpoint, search:RUN) in
+envs.core.players.PLAYERS, beside random, scripted and search: every place that takes a player's name
+(the Gymnasium face's opponents=, match, the command line) then knows them.
 """
 
 try:  # the games (envs) need no torch; training does: say which extra brings it
@@ -20,6 +24,7 @@ except ImportError as exc:
         'pip install "tabletop-rl[train]"'
     ) from exc
 
+from . import players
 from .checkpoint import CheckpointError
 from .cli import default_config
 from .config import TrainConfig, load_config
@@ -27,6 +32,8 @@ from .evaluate import match, rating_table, wilson
 from .policy import Policy, export_policy, load_policy
 from .search import guided_search, search_agent
 from .trainer import Trainer, resume
+
+players.register()  # run directories, checkpoints and search:RUN join envs.core.players.PLAYERS
 
 __all__ = [
     "CheckpointError",

@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from .config import NetConfig, from_dict
+from .games import resolve_spec
 from .nets import PolicyNet
 
 FORMAT = "tabletop-training-checkpoint"
@@ -304,6 +305,13 @@ def check_compatible(data: dict, info, game: str, what: str = "this run") -> Non
     problems = mismatches(data, info, game)
     if problems:
         raise CheckpointError(f"checkpoint {data['path']!r} does not match {what}: " + "; ".join(problems))
+
+
+def check_played(data: dict, info, what: str) -> None:
+    """`check_compatible` against the game `info` plays, the checkpoint's own game name standing for it
+    where both name the same game (a registered name, or a module's GameSpec)."""
+    same_game = resolve_spec(data["game"]).name == info.spec.name
+    check_compatible(data, info, data["game"] if same_game else info.spec.name, what)
 
 
 def mismatches(data: dict, info, game: str) -> list[str]:

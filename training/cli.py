@@ -14,7 +14,8 @@ import numpy as np
 import torch
 import yaml
 
-from envs.core.errors import ConfigError, did_you_mean
+from envs.core.errors import ConfigError
+from envs.core.players import PLAYERS
 from envs.core.replay import Recordings
 from envs.core.search import Search
 from envs.core.workers import Workers
@@ -23,8 +24,9 @@ from . import checkpoint as ckpt
 from .config import ScaledWarmStart, check_count, check_number, check_seed, load_config
 from .evaluate import match, rating_table
 from .games import evaluation_info, game_info
+from .players import GUIDED, RUN
 from .runlog import result_lines
-from .search import budget_from, is_search_name, search_agent
+from .search import budget_from
 
 # the default configs: inside the installed package (configs/ is packaged as training/configs), or
 # the configs/ folder of a source checkout
@@ -58,57 +60,33 @@ def config_file(text: str) -> Path:
     return default_config(text)
 
 
-# the players each command names by a word; any of them also takes a run directory or checkpoint file
-PLAYERS = ("random", "scripted", "search", "search:RUN")
-PLAY_AGENTS = ("search", "search:RUN")
+# `play` plays the agents against a person in the terminal: searches and trained runs only
+PLAY_AGENTS = ("search", GUIDED, RUN)
 
 
-def check_player(text: str, names: tuple[str, ...] = PLAYERS) -> None:
-    """`text` is one of `names` or an existing run directory or checkpoint; otherwise a ConfigError that
-    lists what a player can be and suggests the closest name."""
-    guided = is_search_name(text) and text != "search"
-    source = text[len("search:") :] if guided else text
-    if text in names or (guided and not source) or Path(source).exists():
-        return
-    if guided:
-        raise ConfigError(
-            f"{text!r}: no run directory or checkpoint at {source!r}"
-            + did_you_mean(str(Path(source)), near_paths(source))
-        )
-    words = [n for n in names if n != "search:RUN"]
-    raise ConfigError(
-        f"unknown player {text!r}: a player is {', '.join(names)}, a run directory or a checkpoint file"
-        + did_you_mean(str(Path(text)), words + near_paths(text))
-    )
+def check_player(text: str, only: tuple[str, ...] | None = None) -> None:
+    """`text` names a player (envs.core.players.PLAYERS; of the kinds in `only`, if given); otherwise a
+    ConfigError that lists what a player can be and suggests the closest name."""
+    PLAYERS.check(text, only, command_line=True)
 
 
-def near_paths(text: str) -> list[str]:
-    """The files and folders beside a path that does not exist (its folder's entries, as the path
-    would be written), to suggest a misspelt run directory."""
-    folder = Path(text).parent
-    if not folder.is_dir():
-        return []
-    return [str(folder / entry.name) for entry in folder.iterdir()]
-
-
-def _load_player(text: str, info=None, game: str | None = None, args=None):
-    """'random', 'scripted', 'search', 'search:<run>', or a checkpoint / run directory -> (name, player,
-    checkpoint data)."""
-    if text in ("random", "scripted"):
-        return text, text, None
-    if is_search_name(text):
+def _load_player(text: str, info, args=None):
+    """A player's name -> (its name in the results, the player, its run's metadata or None). A run
+    directory or checkpoint gives its network (played as the command's --greedy says), a search gives
+    a Search with the command's budget, and any other name stays a name (match resolves it)."""
+    key = PLAYERS.check(text, command_line=True).key
+    if key == RUN:
+        policy = PLAYERS.resolve(text, info, what="the evaluated agent's game")
+        name = Path(policy.meta["path"]).stem
+        if name in ("latest", "final"):
+            name = f"{Path(policy.meta['path']).parent.parent.name}/{name}"
+        return name, policy.net, policy.meta
+    if key in ("search", GUIDED):
         budget = budget_from(getattr(args, "simulations", None), getattr(args, "seconds", None))
         rollout = getattr(args, "rollout", None)
-        return text, search_agent(text, info, budget, getattr(args, "seed", 0), rollout), None
-    data = ckpt.read_checkpoint(text)
-    if info is not None:
-        ckpt.check_compatible(data, info, game, "the evaluated agent's game")
-    net = ckpt.build_net(data)
-    net.eval()
-    name = Path(data["path"]).stem
-    if name in ("latest", "final"):
-        name = f"{Path(data['path']).parent.parent.name}/{name}"
-    return name, net, data
+        seed = getattr(args, "seed", 0)
+        return text, PLAYERS.resolve(text, info, budget=budget, rollout=rollout, seed=seed), None
+    return text, text, None
 
 
 def run_evaluates_greedy(data: dict | None) -> bool:
@@ -189,9 +167,12 @@ def scored_info(data: dict):
 
 def game_checkpoint(text: str) -> str | None:
     """The checkpoint or run a player's name reads its game from (None for random, scripted, search)."""
-    if text in ("random", "scripted", "search"):
-        return None
-    return text[len("search:") :] if is_search_name(text) else text
+    key = PLAYERS.check(text, command_line=True).key
+    if key == RUN:
+        return text
+    if key == GUIDED and text != GUIDED:
+        return text[len(GUIDED) :]
+    return None
 
 
 def target_game(args, players: list[str]):
@@ -232,11 +213,13 @@ def cmd_evaluate(args) -> int:
     torch.set_num_threads(args.threads)
     opponents = [o for o in args.opponents.split(",") if o]
     if not opponents:
-        raise ConfigError(f"--opponents names no player; give a comma list of {', '.join(PLAYERS)} or runs")
+        raise ConfigError(
+            f"--opponents names no player; give a comma list of {', '.join(PLAYERS.labels(command_line=True))}"
+        )
     for text in (args.checkpoint, *opponents):
         check_player(text)
     game, info = target_game(args, [args.checkpoint, *opponents])
-    name, agent, data = _load_player(args.checkpoint, info, game, args)
+    name, agent, data = _load_player(args.checkpoint, info, args)
     if args.greedy is None:  # play as the run's own evaluations did, so the numbers compare
         args.greedy = run_evaluates_greedy(data)
         if args.greedy:
@@ -256,7 +239,7 @@ def cmd_evaluate(args) -> int:
     }
     metrics = info.spec.extra.get("metrics")
     recorded = {}  # result key -> the games recorded for it (--record)
-    with worker_pool(args.workers, game, info) as workers:
+    with worker_pool(args.workers, game, info, args.imports) as workers:
         evaluate_all(args, info, game, name, agent, opponents, players, out, metrics, recorded, workers)
     if recorded:
         out["replays"] = write_replays(recorded, Path(args.record), info)
@@ -274,14 +257,15 @@ def cmd_evaluate(args) -> int:
 
 
 @contextlib.contextmanager
-def worker_pool(count: int, game: str, info):
-    """`count` worker processes playing `game` as `info` scores it (None: play in this process)."""
+def worker_pool(count: int, game: str, info, imports: list[str] | tuple[str, ...] = ()):
+    """`count` worker processes playing `game` as `info` scores it (None: play in this process), each
+    importing the --import modules first (a player of one's own is registered there too)."""
     if count <= 1:
         yield None
         return
     from .workers import GameWorker
 
-    with Workers(GameWorker, [(game, dict(info.game_config))] * count) as workers:
+    with Workers(GameWorker, [(game, dict(info.game_config), tuple(imports))] * count) as workers:
         yield workers
 
 
@@ -309,7 +293,7 @@ def evaluate_all(args, info, game, name, agent, opponents, players, out, metrics
         )
 
     for text in opponents:
-        oname, opponent, _ = _load_player(text, info, game, args)
+        oname, opponent, _ = _load_player(text, info, args)
         players[oname] = opponent
         if info.cooperative:
             if f"team_{name}" not in out["results"]:
@@ -352,9 +336,9 @@ def cmd_rate(args) -> int:
     game, info = target_game(args, args.players)
     players = {}
     for text in args.players:
-        name, player, _ = _load_player(text, info, game, args)
+        name, player, _ = _load_player(text, info, args)
         players[name] = player
-    with worker_pool(args.workers, game, info) as workers:
+    with worker_pool(args.workers, game, info, args.imports) as workers:
         table = rating_table(info, players, args.games, args.seed, greedy=args.greedy, workers=workers)
     times = search_times(players)
     if times:
@@ -365,17 +349,15 @@ def cmd_rate(args) -> int:
 
 def cmd_play(args) -> int:
     check_player(args.checkpoint, PLAY_AGENTS)
-    if is_search_name(args.checkpoint):
+    if PLAYERS.check(args.checkpoint).key != RUN:  # a search
         _, info = target_game(args, [args.checkpoint])
-        budget = budget_from(args.simulations, args.seconds)
-        searcher = search_agent(args.checkpoint, info, budget, args.seed, args.rollout)
+        _, searcher, _ = _load_player(args.checkpoint, info, args)
         return play_in_terminal(args, info, lambda game, p, mask: searcher.act(game, p))
     if args.game or args.game_options:
         raise ConfigError("--game is for 'search': a checkpoint names its own game")
     data = ckpt.read_checkpoint(args.checkpoint)
     info = game_info(data["game"], data["game_config"])
-    net = ckpt.build_net(data)
-    net.eval()
+    _, net, _ = _load_player(args.checkpoint, info, args)
     hidden = {p: torch.zeros(1, net.hidden_size) for p in range(info.num_players)}
     rng = np.random.default_rng(args.seed)
 

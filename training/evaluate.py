@@ -1,14 +1,14 @@
 """Evaluation a researcher can check: many games, seats rotated, Wilson intervals, a rating table.
 
-A player is "random", "scripted", "search" or "search:<run>" (envs.core.search.Search, unguided or guided
-by a run's policy; a Search object too), a trained network (a PolicyNet, or `load_policy(checkpoint)`), or any
-callable `policy(observation, action_mask) -> int` (the policy protocol of the envs' `opponents=`: its
-optional `for_seat(seat)` gives each seat of each game its own copy, `reset()` is called when a game
-starts). In `match(A, B)` game j gives
-A the team j mod (number of teams) - so A sits in every seat equally often - and B every other seat;
-the engine also draws the starting seat at random. Cooperative games (one team) have no opponent: A
-plays every seat and the team's win rate and mean return are reported.
-"""
+A player is a name ("random", "scripted", "search", "search:<run>" - envs.core.search.Search, unguided
+or guided by a run's policy -, a run directory or checkpoint, or any name registered in
+envs.core.players.PLAYERS), a Search object, a trained network (a PolicyNet, or
+`load_policy(checkpoint)`), or any callable `policy(observation, action_mask) -> int` (the policy
+protocol of the envs' `opponents=`: its optional `for_seat(seat)` gives each seat of each game its own
+copy, `reset()` is called when a game starts). In `match(A, B)` game j gives A the team j mod (number
+of teams) - so A sits in every seat equally often - and B every other seat; the engine also draws the
+starting seat at random. Cooperative games (one team) have no opponent: A plays every seat and the
+team's win rate and mean return are reported."""
 
 from __future__ import annotations
 
@@ -19,15 +19,15 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from envs.core.errors import did_you_mean
+from envs.core.players import PLAYERS
 from envs.core.search import Search
-from envs.core.workers import split
+from envs.core.workers import split, stream
 
-from .actors import NetActor, RandomActor, ScriptedActor
+from .actors import NetActor, RandomActor
 from .games import evaluation_info, final_outcomes
 from .policy import CallableActor, Policy
 from .runner import Runner
-from .search import SearchActor, is_search_name, search_agent
+from .search import SearchActor
 
 
 def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -42,19 +42,16 @@ def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]
 
 
 def make_actor(player, info, greedy: bool = False):
-    """ "random", "scripted", "search", "search:<run>", a PolicyNet, a loaded Policy, a Search, an actor
+    """A player's name (envs.core.players.PLAYERS: "random", "scripted", "search", "search:<run>", a run
+    directory or checkpoint, or a name of one's own), a PolicyNet, a loaded Policy, a Search, an actor
     object, or any policy callable."""
     if isinstance(player, str):
-        if player == "random":
+        named = PLAYERS.resolve(player, info)
+        if named is None:  # random play, from the runner's stream
             return RandomActor()
-        if player == "scripted":
-            return ScriptedActor(info)
-        if is_search_name(player):
-            return SearchActor(search_agent(player, info))
-        raise ValueError(
-            f"unknown player {player!r}: use 'random', 'scripted', 'search', 'search:<run>', or a policy "
-            "(load_policy(checkpoint) for a run)" + did_you_mean(player, ("random", "scripted", "search"))
-        )
+        if isinstance(named, Policy):  # a run by name plays as a network does here: `greedy` says how
+            return NetActor(named.net, greedy=greedy)
+        return make_actor(named, info, greedy)
     if isinstance(player, Search):
         return SearchActor(player)
     if isinstance(player, torch.nn.Module):
@@ -68,8 +65,8 @@ def make_actor(player, info, greedy: bool = False):
     if callable(player):
         return CallableActor(player)
     raise TypeError(
-        f"a player is 'random', 'scripted', a network or a callable policy(observation, action_mask) "
-        f"-> int; got {player!r}"
+        f"a player is a name ({', '.join(PLAYERS.labels())}), a network or a callable "
+        f"policy(observation, action_mask) -> int; got {player!r}"
     )
 
 
@@ -104,8 +101,6 @@ def match(
             on_game_start,
         )
         return summarize(results, info)
-    from .workers import stream
-
     players = pickle.dumps((player_a, player_b, metrics))
     shares = split(games, len(workers))
     config = dict(info.game_config)

@@ -127,10 +127,19 @@ def load_policy(path: str | Path, greedy: bool = True, seed: int | None = None) 
     """The policy of a run directory (its checkpoints/latest.pt) or of a checkpoint file.
 
     Raises CheckpointError for a missing, damaged or foreign file."""
-    data = ckpt.read_checkpoint(path)
-    net = ckpt.build_net(data)
-    meta = {"game": data["game"], "game_config": dict(data.get("game_config", {})), "path": data["path"]}
-    return Policy(net, greedy=greedy, seed=seed, meta=meta)
+    return checkpoint_policy(ckpt.read_checkpoint(path), greedy, seed)
+
+
+def checkpoint_policy(data: dict, greedy: bool = True, seed: int | None = None) -> Policy:
+    """The policy of a checkpoint read by `checkpoint.read_checkpoint`; its meta says what it was trained
+    on and with (game, game_config, the run's train_config) and where it was read (path)."""
+    meta = {
+        "game": data["game"],
+        "game_config": dict(data.get("game_config", {})),
+        "train_config": data["train_config"],
+        "path": data["path"],
+    }
+    return Policy(ckpt.build_net(data), greedy=greedy, seed=seed, meta=meta)
 
 
 class ExportedPolicy(nn.Module):

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 import numpy as np
 import torch
 
+from envs.core.workers import split, stream
+
 from .runlog import warm_start_bar
 from .runner import chain_layout
 
@@ -339,10 +341,6 @@ def collect_on_workers(
 ) -> Recording:
     """`collect_scripted` spread over rollout workers: worker w records a contiguous share of the games
     from its own stream (seed, number of workers, w); the shares are joined in order."""
-    from envs.core.workers import split
-
-    from .workers import stream
-
     shares = split(games, len(workers))
     calls = [
         (len(share), stream(seed, len(workers), w), uses_state, random_share)

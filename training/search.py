@@ -15,7 +15,7 @@ from envs.core.errors import ConfigError
 from envs.core.search import Search, SearchBudget, unguided_search
 
 from . import checkpoint as ckpt
-from .games import game_info, resolve_spec
+from .games import game_info
 from .policy import Policy
 
 PREFIX = "search"
@@ -123,8 +123,7 @@ def search_agent(
             raise ConfigError(str(exc)) from None
     data = ckpt.read_checkpoint(source)
     if info is not None:
-        same_game = resolve_spec(data["game"]).name == info.spec.name  # a registered or module name
-        ckpt.check_compatible(data, info, data["game"] if same_game else info.spec.name, "the game searched")
+        ckpt.check_played(data, info, "the game searched")
     policy = Policy(ckpt.build_net(data), meta={"game": data["game"], "path": data["path"]})
     reward_scale = float(data["train_config"].get("ppo", {}).get("reward_scale", 1.0))
     cooperative = info.cooperative if info is not None else False

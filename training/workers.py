@@ -20,35 +20,35 @@ same run; N = 1 keeps everything in the trainer's process, the results of earlie
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import pickle
 import time
 
 import numpy as np
 import torch
 
-from envs.core.workers import SharedArrays, WorkerError, Workers, split
+from envs.core.workers import SharedArrays, WorkerError, Workers, split, stream
 
 from .actors import NetActor, RandomActor, ScriptedActor
 from .checkpoint import CheckpointError
 from .config import from_dict
+from .evaluate import play_games
 from .games import game_info, spec_info
 from .nets import PolicyNet
 from .pool import OpponentPool
+from .pretrain import collect_scripted
 from .runner import Batch, Runner, chain_layout
 from .seating import Seating
-
-
-def stream(seed, count: int, index: int) -> list[int]:
-    """The seed of worker `index` of `count` for a stream the trainer's process seeds with `seed` (an int
-    or a list of ints, as numpy's default_rng takes)."""
-    return [*(seed if isinstance(seed, (list, tuple)) else [seed]), count, index]
 
 
 class GameWorker:
     """A worker's game: evaluation games and warm-start games for any share the trainer hands it."""
 
-    def __init__(self, game: str, game_config: dict):
-        # the trainer's process resolved this game name already: its module may be imported here
+    def __init__(self, game: str, game_config: dict, imports: tuple[str, ...] = ()):
+        # the modules the user named (--import: e.g. ones that register players of their own), then
+        # the game, whose name the trainer's process resolved already: its module may be imported here
+        for module in imports:
+            importlib.import_module(module)
         self.info = game_info(game, game_config, may_import=True)
         self._scored: dict[str, object] = {}
 
@@ -62,8 +62,6 @@ class GameWorker:
     def play(self, game_config: dict, players: bytes, games: range, seed, num_envs: int, greedy: bool):
         """Games `games` of a `match` (see `training.evaluate.play_games`); the players arrive pickled
         by value (networks with their weights)."""
-        from .evaluate import play_games
-
         player_a, player_b, metrics = pickle.loads(players)  # (sent by the trainer's own process)
         info = self.scored(game_config)
         with torch.no_grad():
@@ -73,8 +71,6 @@ class GameWorker:
 
     def record_scripted(self, games: int, seed, uses_state: bool, random_share: float):
         """The warm start's scripted games of this worker's share (`pretrain.collect_scripted`)."""
-        from .pretrain import collect_scripted
-
         return collect_scripted(self.info, games, seed, uses_state, random_share)
 
 

@@ -19,10 +19,6 @@ from .data import (
     MAX_ELECTIONS,
     MAX_ROUNDS,
     NUM_ARTIFACTS,
-    POSSESSED,
-    ROLE_SIDE,
-)
-from .rules import (
     PH_AGREE,
     PH_DEATH,
     PH_DONATION,
@@ -38,9 +34,10 @@ from .rules import (
     PH_TARGET,
     PH_THEFT,
     PH_WINDOW,
-    action_blocks,
-    observation_layout,
+    POSSESSED,
+    ROLE_SIDE,
 )
+from .rules import action_blocks, observation_layout
 
 
 class ScriptedArtifactsPolicy:

@@ -559,6 +559,61 @@ def decision_bound(n: int) -> int:
 MAX_DECISIONS = 10_000  # one default for every configuration: decision_bound(10) = 7,078
 
 
+# ----- phases: who must choose what (rules.py runs them, render.py names them) ----------------------
+(
+    PH_WINDOW,
+    PH_TARGET,
+    PH_DEATH,
+    PH_TALK,
+    PH_FOXFIRE,
+    PH_PEEK,
+    PH_KEEP,
+    PH_AGREE,
+    PH_ELECT,
+    PH_OVERFLOW,
+    PH_REPLACE,
+    PH_EXTRA,
+    PH_RESTORE,
+    PH_DONATION,
+    PH_THEFT,
+) = range(15)
+NUM_PHASES = 15
+PHASE_NAMES = (
+    "round window",
+    "ability target",
+    "dying player's ability",
+    "discussion",
+    "Foxfire: name a role",
+    "choose whose side to learn",
+    "vote: keep the artifact?",
+    "vote: buy the resource?",
+    "election",
+    "vote: which other piece is sold (Storage full)",
+    "vote: which piece is replaced (Storage full)",
+    "vote: sell one more piece?",
+    "vote: which artifact returns from Sold",
+    "vote: which artifact is searched for",
+    "vote: which artifact is stolen",
+)
+VOTE_PHASES = (
+    PH_KEEP,
+    PH_AGREE,
+    PH_ELECT,
+    PH_OVERFLOW,
+    PH_REPLACE,
+    PH_EXTRA,
+    PH_RESTORE,
+    PH_DONATION,
+    PH_THEFT,
+)
+TYPE_VOTES = (PH_OVERFLOW, PH_REPLACE, PH_EXTRA, PH_RESTORE, PH_DONATION, PH_THEFT)
+NUM_VOTE_KINDS = len(VOTE_PHASES)
+VOTE_KIND = {ph: i for i, ph in enumerate(VOTE_PHASES)}
+IS_VOTE = tuple(ph in VOTE_PHASES for ph in range(NUM_PHASES))
+
+NO_WINNER = -1  # the winning side before the game is decided
+
+
 # ----- generated documentation --------------------------------------------------------------------
 def _row(cells) -> str:
     return "| " + " | ".join(str(c) for c in cells) + " |"

@@ -22,9 +22,15 @@ from .data import (
     APPARENT_SIDE,
     ARTIFACTS,
     EVENTS,
+    IS_VOTE,
     LOOTERS,
+    NO_WINNER,
     NUM_ARTIFACT_CARDS,
     NUM_ARTIFACTS,
+    PH_AGREE,
+    PH_ELECT,
+    PH_KEEP,
+    PHASE_NAMES,
     PIECES_PER_ARTIFACT,
     RESOURCES,
     ROLE_NAMES,
@@ -33,6 +39,7 @@ from .data import (
     SITE_TEXT,
     STORAGE_LIMIT,
     TYPE_NAMES,
+    VOTE_PHASES,
 )
 
 ART_COLOURS = ((60, 170, 90), (220, 180, 40), (200, 200, 230), (180, 110, 50), (170, 170, 180))
@@ -77,8 +84,6 @@ class TableFacts:
 
 
 def _ballot_text(game, phase: int, ballot: int) -> str:
-    from .rules import PH_AGREE, PH_ELECT, PH_KEEP
-
     if phase == PH_KEEP:
         return "keep" if ballot == game.A_YES else "sell"
     if phase == PH_AGREE:
@@ -167,8 +172,6 @@ def _seat_facts(game, player: int | None, s: int) -> SeatFacts:
 
 def _vote_tags(game, player: int | None, s: int) -> list[str]:
     """Who has voted in the open vote is public; what they voted only to themselves (and the table)."""
-    from .rules import IS_VOTE
-
     if game.phase < 0 or not IS_VOTE[game.phase] or s not in game.voting:
         return []
     if game.ballots[s] < 0:
@@ -228,8 +231,6 @@ def _table_lines(game, player: int | None) -> list[str]:
     if talk:
         lines.append("Discussion: " + "; ".join(talk))
     if game.last_vote_kind >= 0:
-        from .rules import PHASE_NAMES, VOTE_PHASES
-
         phase = VOTE_PHASES[game.last_vote_kind]
         votes = [
             f"player {s}: {_vote_column_text(game, phase, int(np.argmax(row)))}"
@@ -251,8 +252,6 @@ def _table_lines(game, player: int | None) -> list[str]:
 
 
 def table_facts(game, player: int | None) -> TableFacts:
-    from .rules import NO_WINNER, PHASE_NAMES
-
     looters = game.num_looters
     site = game.config.site
     header = (

@@ -47,6 +47,7 @@ from envs.core.flow import Do, TurnFlow, check_handlers
 from envs.core.game import copy_rng, copy_state
 from envs.core.observer import seat_gathers
 
+from . import render
 from .data import (
     ABILITY_FROM_ROUND,
     ACADEMIC_COLLECTION,
@@ -58,8 +59,10 @@ from .data import (
     EFFECTS,
     ELECTION,
     EMPTY_PILE_COLLECTION,
+    EVENT_ID,
     EVENTS,
     EXTRA_SLOT,
+    IS_VOTE,
     LOOTER_EACH,
     LOOTERS,
     MAX_ARTIFACT_DRAWS,
@@ -71,18 +74,38 @@ from .data import (
     MAX_ROUNDS,
     MAX_SILENCE,
     MIN_PLAYERS,
+    NO_WINNER,
     NUM_ARTIFACT_CARDS,
     NUM_ARTIFACTS,
     NUM_CARDS,
     NUM_EVENTS,
+    NUM_PHASES,
     NUM_RESOURCES,
     NUM_ROLES,
+    NUM_VOTE_KINDS,
+    PH_AGREE,
+    PH_DEATH,
+    PH_DONATION,
+    PH_ELECT,
+    PH_EXTRA,
+    PH_FOXFIRE,
+    PH_KEEP,
+    PH_OVERFLOW,
+    PH_PEEK,
+    PH_REPLACE,
+    PH_RESTORE,
+    PH_TALK,
+    PH_TARGET,
+    PH_THEFT,
+    PH_WINDOW,
+    PHASE_NAMES,
     PIECES_PER_ARTIFACT,
     POSSESSED,
     PREFERENCES,
     RANDOM,
     RESOURCES,
     ROLE_ACTIVE,
+    ROLE_ID,
     ROLE_NAMES,
     ROLE_SIDE,
     ROLES,
@@ -93,64 +116,13 @@ from .data import (
     STORAGE_LIMIT,
     STORAGE_START,
     TARGETS,
+    TYPE_VOTES,
+    VOTE_KIND,
+    VOTE_PHASES,
     VOTES_PER_SEAT,
     role_chart,
 )
 from .vault import Vault
-
-# ----- phases (who must choose what) -------------------------------------------------------------
-(
-    PH_WINDOW,
-    PH_TARGET,
-    PH_DEATH,
-    PH_TALK,
-    PH_FOXFIRE,
-    PH_PEEK,
-    PH_KEEP,
-    PH_AGREE,
-    PH_ELECT,
-    PH_OVERFLOW,
-    PH_REPLACE,
-    PH_EXTRA,
-    PH_RESTORE,
-    PH_DONATION,
-    PH_THEFT,
-) = range(15)
-NUM_PHASES = 15
-PHASE_NAMES = (
-    "round window",
-    "ability target",
-    "dying player's ability",
-    "discussion",
-    "Foxfire: name a role",
-    "choose whose side to learn",
-    "vote: keep the artifact?",
-    "vote: buy the resource?",
-    "election",
-    "vote: which other piece is sold (Storage full)",
-    "vote: which piece is replaced (Storage full)",
-    "vote: sell one more piece?",
-    "vote: which artifact returns from Sold",
-    "vote: which artifact is searched for",
-    "vote: which artifact is stolen",
-)
-VOTE_PHASES = (
-    PH_KEEP,
-    PH_AGREE,
-    PH_ELECT,
-    PH_OVERFLOW,
-    PH_REPLACE,
-    PH_EXTRA,
-    PH_RESTORE,
-    PH_DONATION,
-    PH_THEFT,
-)
-TYPE_VOTES = (PH_OVERFLOW, PH_REPLACE, PH_EXTRA, PH_RESTORE, PH_DONATION, PH_THEFT)
-NUM_VOTE_KINDS = len(VOTE_PHASES)
-VOTE_KIND = {ph: i for i, ph in enumerate(VOTE_PHASES)}
-IS_VOTE = tuple(ph in VOTE_PHASES for ph in range(NUM_PHASES))
-
-NO_WINNER = -1
 
 
 @dataclass(frozen=True)
@@ -733,8 +705,6 @@ class Artifacts(Game):
         names), pieces per artifact in Storage / Sold / Discard, and the first cards of the draw pile
         (`top`: artifact index 0-4 or event name, the first drawn first); the rest of the draw pile is
         every other card, shuffled. `start_round` numbers the first round played."""
-        from .data import EVENT_ID, ROLE_ID
-
         n = self.num_players
         ids = None
         if roles is not None:
@@ -2011,15 +1981,11 @@ class Artifacts(Game):
 
     def to_string(self, player: int | None = None) -> str:
         """The table as text, from `player`'s point of view (None: the whole table)."""
-        from .render import text
-
-        return text(self, player)
+        return render.text(self, player)
 
     def render_rgb(self, player: int | None = None) -> np.ndarray:
         """The table as a picture, from `player`'s point of view (None: the whole table)."""
-        from .render import render
-
-        return render(self, player)
+        return render.render(self, player)
 
 
 class PieceVote(NamedTuple):

@@ -12,7 +12,7 @@ from gymnasium import spaces
 from .config import build_config
 from .errors import IllegalActionError, OrderError
 from .policies import checked_seat, deal_for_seat, is_over, play_others, seat_policies
-from .registry import GameSpec
+from .registry import GameSpec, spec
 from .render import show
 
 
@@ -21,12 +21,13 @@ class SingleSeatEnv(gymnasium.Env):
 
     opponents: None (uniform random over legal actions), one callable
     `policy(observation, action_mask) -> action` for every other seat, or a list with one per seat
-    (the learner's own entry is ignored). A name stands for a player too: "random", "scripted",
-    "search" (envs.core.search.Search: ISMCTS from the seat's information) or "search:<run>" (search
-    guided by a trained run; needs the training package); a Search object plays through
-    `act(game, seat)`. Optional hooks of a policy: `reset()`, called at the start of
-    every game; `for_seat(seat) -> policy`, asked for one policy per seat when a single policy plays
-    several seats (so each keeps its own recurrent state). A policy gets a mask it may write to.
+    (the learner's own entry is ignored). A name stands for a player too, each seat getting the one
+    made for it (envs.core.players.PLAYERS, where users register their own): "random", "scripted",
+    "search" (envs.core.search.Search: ISMCTS from the seat's information), and with the training
+    package "search:<run>" (search guided by a trained run) or a run directory or checkpoint (its
+    trained policy); a Search object plays through `act(game, seat)`. Optional hooks of a policy:
+    `reset()`, called at the start of every game; `for_seat(seat) -> policy`, asked for one policy per
+    seat when a single policy plays several seats (so each keeps its own recurrent state). A policy gets a mask it may write to.
     seat: the learner's seat, or None for a random seat each episode. Observations are the flat vector
     (or, with dict_observation=True, the same dict as the AEC env); `action_masks()` gives the legal
     actions (sb3-contrib's MaskablePPO reads it), and so does info["action_mask"]. The reward is the learner's return, paid as it changes.
@@ -55,8 +56,6 @@ class SingleSeatEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         **config: Any,
     ):
-        from envs import spec
-
         self.spec_ = game if isinstance(game, GameSpec) else spec(game)
         self.game_class = self.spec_.game_class
         self.config = build_config(self.game_class.config_class, config)

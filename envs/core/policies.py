@@ -7,8 +7,8 @@ from typing import Protocol
 
 import numpy as np
 
-from .errors import did_you_mean
-from .search import reads_game, unguided_search
+from .players import PLAYERS, GameSetup
+from .search import reads_game
 
 
 class Policy(Protocol):
@@ -73,12 +73,14 @@ def checked_seat(seat, num_players: int) -> int | None:
 
 def seat_policies(spec, config, options: dict, opponents, num_players: int) -> list:
     """One policy per seat (None: uniform random over the legal actions) from what a user gave: None,
-    a name, one policy for every seat (its `for_seat(seat)` hook, if any, gives each seat its own), or
-    a list with one entry (name or policy) per seat."""
+    a name (envs.core.players: each seat gets the player made for it), one policy for every seat (its
+    `for_seat(seat)` hook, if any, gives each seat its own), or a list with one entry (name or policy)
+    per seat."""
     if opponents is None:
         return [None] * num_players
+    game = GameSetup(spec, config, dict(options))
     if isinstance(opponents, str):
-        return [named_policy(spec, config, options, opponents, s) for s in range(num_players)]
+        return [PLAYERS.resolve(opponents, game, s, noun="opponent") for s in range(num_players)]
     if callable(opponents) or reads_game(opponents):
         for_seat = getattr(opponents, "for_seat", None)
         if callable(for_seat):
@@ -88,38 +90,9 @@ def seat_policies(spec, config, options: dict, opponents, num_players: int) -> l
     if len(opponents) != num_players:
         raise ValueError(f"give one opponent policy per seat ({num_players}), got {len(opponents)}")
     return [
-        named_policy(spec, config, options, o, s) if isinstance(o, str) else o
+        PLAYERS.resolve(o, game, s, noun="opponent") if isinstance(o, str) else o
         for s, o in enumerate(opponents)
     ]
-
-
-NAMED_OPPONENTS = ("random", "scripted", "search")  # and "search:<run>"
-
-
-def named_policy(spec, config, options: dict, name: str, seat: int):
-    """ "random", "scripted", "search" (ISMCTS), or "search:<run>" (guided by a trained run: this asks
-    the training package, which must be installed, for it)."""
-    if name == "random":
-        return None
-    if name == "scripted":
-        if spec.scripted_policy is None:
-            raise ValueError(f"{spec.name} has no scripted player")
-        return spec.scripted_policy(config, seat)
-    if name == "search":
-        return unguided_search(spec, config, seed=seat)
-    if name.startswith("search:"):
-        try:
-            from training.games import spec_info
-            from training.search import search_agent
-        except ImportError as exc:
-            raise ValueError(
-                f"{name!r} needs the training package: pip install 'tabletop-rl[train]'"
-            ) from exc
-        return search_agent(name, spec_info(spec, options), seed=seat)
-    raise ValueError(
-        f"unknown opponent {name!r}: use 'random', 'scripted', 'search', 'search:<run>' or a policy"
-        + did_you_mean(name, NAMED_OPPONENTS)
-    )
 
 
 def reset_policies(policies: list) -> None:

@@ -1,7 +1,9 @@
-"""What the generic tools need to know about each game, declared once per game face."""
+"""What the generic tools need to know about each game, declared once per game face, and the registered
+games: `spec("expressions")` is the GameSpec of envs/expressions_v0.py (`envs.spec` is this function)."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,6 +11,25 @@ from typing import Any
 import numpy as np
 
 from .config import build_config
+
+# the registered games (module name -> title), in the order the docs list them
+GAMES: dict[str, str] = {
+    "expressions": "Expressions",
+    "exposaurus": "Exposaurus",
+    "exposed": "Exposed",
+    "artifacts": "Artifacts",
+}
+
+
+def spec(name: str) -> GameSpec:
+    """The GameSpec of a registered game, by module name ("expressions")."""
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; registered games: {list(GAMES)}")
+    return importlib.import_module(f"envs.{name}_v0").SPEC
+
+
+def specs() -> list[GameSpec]:
+    return [spec(name) for name in GAMES]
 
 
 @dataclass(frozen=True)
@@ -46,10 +67,8 @@ class GameSpec:
     def __reduce__(self):
         # A registered game pickles by name (its scripted_policy may be a lambda), so envs and specs
         # cross process boundaries (gymnasium.make_vec(..., vectorization_mode="async"), Ray).
-        import envs
-
-        if self.name in envs.GAMES and envs.spec(self.name) is self:
-            return envs.spec, (self.name,)
+        if self.name in GAMES and spec(self.name) is self:
+            return spec, (self.name,)
         return super().__reduce__()
 
     @property

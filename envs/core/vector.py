@@ -61,7 +61,7 @@ from gymnasium import spaces
 from .config import build_config
 from .errors import IllegalActionError, OrderError
 from .policies import checked_seat, deal_for_seat, new_game, play_others, seat_policies
-from .registry import GameSpec
+from .registry import GameSpec, spec
 from .workers import Workers, arrays_over, offsets, split
 
 FIELDS = ("player", "obs", "mask", "rewards", "terminated", "truncated", "final_returns")
@@ -252,9 +252,7 @@ class VectorGames:
         copy: bool = True,
         **config: Any,
     ):
-        from envs import spec as registered
-
-        self.spec = game if isinstance(game, GameSpec) else registered(game)
+        self.spec = game if isinstance(game, GameSpec) else spec(game)
         self.num_games = positive_int("num_games", num_games)
         self.num_workers = positive_int("workers", workers)
         if self.num_workers > self.num_games:

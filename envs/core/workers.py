@@ -297,3 +297,9 @@ def split(count: int, parts: int) -> list[range]:
         bounds.append(range(start, start + size))
         start += size
     return bounds
+
+
+def stream(seed, count: int, index: int) -> list[int]:
+    """The seed of worker `index` of `count` for a stream the caller's process seeds with `seed` (an int
+    or a list of ints, as numpy's default_rng takes): each worker of a split draws from its own."""
+    return [*(seed if isinstance(seed, (list, tuple)) else [seed]), count, index]

@@ -25,6 +25,7 @@ from .data import (
     PHASE_NAMES,
     SIDE,
     TILE_COST,
+    TILE_EDGES,
     TILE_KIND,
     TILE_START,
     YELLOW_GEM_TILE,
@@ -344,6 +345,4 @@ def _legend(canvas, pen, y: int) -> None:
 
 
 def _edges(t: int):
-    from .data import TILE_EDGES
-
     return TILE_EDGES[t]

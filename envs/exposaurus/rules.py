@@ -41,6 +41,7 @@ from envs.core.flow import Decide, Do, TurnFlow, check_handlers
 from envs.core.game import copy_rng, copy_state
 from envs.core.observer import Observer
 
+from . import render
 from .data import (
     CELLS,
     CENTRE,
@@ -1139,21 +1140,15 @@ class Exposaurus(Game):
         return f"gem: {GEM_COLOURS[a - A_GEM]}"
 
     def museum_text(self, p: int) -> list[str]:
-        from .render import museum_lines
-
-        return museum_lines(self, p)
+        return render.museum_lines(self, p)
 
     def to_string(self, player: int | None = None) -> str:
         """The table as text from `player`'s point of view (None: the whole table, the stock's order too)."""
-        from .render import text
-
-        return text(self, player)
+        return render.text(self, player)
 
     def render_rgb(self, player: int | None = None) -> np.ndarray:
         """The table as a picture from `player`'s point of view (None: the whole table)."""
-        from .render import draw
-
-        return draw(self, player)
+        return render.draw(self, player)
 
 
 class Handlers(NamedTuple):

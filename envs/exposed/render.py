@@ -490,29 +490,3 @@ def _legend(pic: _Picture, y: int, player: int | None) -> int:
         icon(x, yy)
         pic.text(x + 70, yy + 6, text, 13)
     return y + 34 * (-(-len(entries) // 3))
-
-
-def example_table(seed: int = 7, decisions: int = 14):
-    """A mid-game table for the docs: the scripted baseline plays every seat for `decisions` steps."""
-    from .baseline import ScriptedExposedPolicy
-    from .rules import Exposed, ExposedConfig
-
-    config = ExposedConfig()
-    game = Exposed(config, np.random.default_rng(seed))
-    policy = ScriptedExposedPolicy(config, seed=seed)
-    for _ in range(decisions):
-        if game.is_terminal():
-            break
-        p = game.current_player()
-        game.apply_action(policy(game.observation(p), game.legal_action_mask()))
-    return game
-
-
-if __name__ == "__main__":  # python -m envs.exposed.render [PATH]: the docs' picture of seat 0
-    import sys
-
-    from PIL import Image
-
-    path = sys.argv[1] if len(sys.argv) > 1 else "docs/pictures/exposed-seat0.png"
-    Image.fromarray(example_table().render_rgb(0)).save(path)
-    print(f"wrote {path}")

@@ -300,27 +300,3 @@ def _legend(pic: _Picture, y: int) -> int:
     )
     pic.text(x, y + 18, "'>' and gold: the player to move.", size=12, fill=SOFT)
     return y + 36
-
-
-def example_table(seed: int = 5, decisions: int = 16):
-    """A mid-game table for the docs: the scripted baseline plays every seat for `decisions` steps."""
-    from .baseline import ScriptedExpressionsPolicy
-    from .rules import Expressions, ExpressionsConfig
-
-    config = ExpressionsConfig()
-    game = Expressions(config, np.random.default_rng(seed))
-    policy = ScriptedExpressionsPolicy(config)
-    for _ in range(decisions):
-        p = game.current_player()
-        game.apply_action(policy(game.observation(p), game.legal_action_mask()))
-    return game
-
-
-if __name__ == "__main__":  # python -m envs.expressions.render [PATH]: the docs' picture of seat 0
-    import sys
-
-    from PIL import Image
-
-    path = sys.argv[1] if len(sys.argv) > 1 else "docs/pictures/expressions-seat0.png"
-    Image.fromarray(example_table().render_rgb(0)).save(path)
-    print(f"wrote {path}")

@@ -58,6 +58,7 @@ from .data import (
     card_name,
     setup_chart,
 )
+from .render import table_picture, table_text
 
 
 def flips_per_round(num_players: int, mode: str) -> int:
@@ -906,14 +907,10 @@ class Expressions(Game):
 
     def to_string(self, player: int | None = None) -> str:
         """The table as text: with `player`, only what that player may see (render.table_view)."""
-        from .render import table_text
-
         return table_text(self, player)
 
     def render_rgb(self, player: int | None = None) -> np.ndarray:
         """The table as a picture, from the same view as `to_string(player)`."""
-        from .render import table_picture
-
         return table_picture(self, player)
 
 

@@ -10,8 +10,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-from envs.core import ActionGroup, ConfigError, IllegalActionError, OrderError, golden
+from envs.core import ActionGroup, ConfigError, IllegalActionError, OrderError
 
+from . import golden
 from .helpers import env_snapshot, random_playthrough, snapshot
 
 RANDOM_GAMES = 200

@@ -1,6 +1,9 @@
 """What Exposed's text and picture show: a seat sees the public table, its own Guest and what it was
 shown; the whole table shows every Guest and the deck; both say which view they are, name every
-Guest in full, explain their marks and word the decision being taken."""
+Guest in full, explain their marks and word the decision being taken.
+
+`python -m tests.exposed.test_render` writes docs/pictures/exposed-seat0.png (a mid-game table from seat
+0's view)."""
 
 from __future__ import annotations
 
@@ -9,12 +12,26 @@ import pytest
 
 from envs.core.render import view_title
 from envs.exposed import render
+from envs.exposed.baseline import ScriptedExposedPolicy
 from envs.exposed.data import GUESTS
-from envs.exposed.render import CELL, PAD, example_table
-from envs.exposed.rules import MOVE2, OFFER
+from envs.exposed.render import CELL, PAD
+from envs.exposed.rules import MOVE2, OFFER, Exposed, ExposedConfig
 
 from ..core import helpers
 from .helpers import gid, new_game, put
+
+
+def example_table(seed: int = 7, decisions: int = 14) -> Exposed:
+    """A mid-game table for the docs: the scripted baseline plays every seat for `decisions` steps."""
+    config = ExposedConfig()
+    game = Exposed(config, np.random.default_rng(seed))
+    policy = ScriptedExposedPolicy(config, seed=seed)
+    for _ in range(decisions):
+        if game.is_terminal():
+            break
+        p = game.current_player()
+        game.apply_action(policy(game.observation(p), game.legal_action_mask()))
+    return game
 
 
 def drawn_texts(monkeypatch, game, player) -> list[str]:
@@ -151,3 +168,13 @@ def test_the_decision_kinds_render_words_are_those_of_the_rules():
     names = ("ACTION", "MOVE1", "MOVE2", "SNITCH_FLIP", "OFFER", "PICK", "DENTIST", "PILOT")
     assert [getattr(render, name) for name in names] == [getattr(rules, name) for name in names]
     assert len(names) == rules.NUM_DECISIONS
+
+
+def write_sample(path: str = "docs/pictures/exposed-seat0.png") -> None:
+    from PIL import Image
+
+    Image.fromarray(example_table().render_rgb(0)).save(path)
+
+
+if __name__ == "__main__":
+    write_sample()

@@ -1,5 +1,8 @@
 """What Expressions' text and picture show: a seat sees its own hand and the public table only; the
-whole table shows every hand and the Timer Stack; both say which view they are and explain their marks."""
+whole table shows every hand and the Timer Stack; both say which view they are and explain their marks.
+
+`python -m tests.expressions.test_render` writes docs/pictures/expressions-seat0.png (a mid-game table
+from seat 0's view)."""
 
 from __future__ import annotations
 
@@ -10,12 +13,23 @@ import pytest
 
 from envs.core.render import view_title
 from envs.expressions import render
+from envs.expressions.baseline import ScriptedExpressionsPolicy
 from envs.expressions.data import SUGGESTION_TEXT, card_name
-from envs.expressions.render import example_table
-from envs.expressions.rules import Expressions
+from envs.expressions.rules import Expressions, ExpressionsConfig
 
 from ..core import helpers
 from .test_rules import c, deal, guess, play
+
+
+def example_table(seed: int = 5, decisions: int = 16) -> Expressions:
+    """A mid-game table for the docs: the scripted baseline plays every seat for `decisions` steps."""
+    config = ExpressionsConfig()
+    game = Expressions(config, np.random.default_rng(seed))
+    policy = ScriptedExpressionsPolicy(config)
+    for _ in range(decisions):
+        p = game.current_player()
+        game.apply_action(policy(game.observation(p), game.legal_action_mask()))
+    return game
 
 
 def shows(text: str, card: int) -> bool:
@@ -100,3 +114,13 @@ def test_picture_has_the_header_and_a_legend_for_every_mark(monkeypatch):
     seat = drawn_texts(monkeypatch, game, 0)
     assert "P0 (you)" in seat and "face down" in seat
     assert "top first" in drawn_texts(monkeypatch, game, None)  # the Timer Stack face up, in order
+
+
+def write_sample(path: str = "docs/pictures/expressions-seat0.png") -> None:
+    from PIL import Image
+
+    Image.fromarray(example_table().render_rgb(0)).save(path)
+
+
+if __name__ == "__main__":
+    write_sample()

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 import torch
 
-from envs.core.workers import Workers, split
+from envs.core.workers import Workers, split, stream
 from training import checkpoint as ckpt
 from training.evaluate import match, play_games
 from training.games import game_info
 from training.pretrain import SparseRows, collect_scripted, join_recordings
 from training.runner import compute_gae
 from training.trainer import Trainer, resume
-from training.workers import GameWorker, merge_batches, stream
+from training.workers import GameWorker, merge_batches
 
 from .helpers import OPPONENT_MIX, TOY, tiny_config
 

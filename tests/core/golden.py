@@ -1,20 +1,22 @@
-"""Golden playthroughs: seeded games stored with every observation and mask, replayed on each run."""
+"""Golden playthroughs: seeded games stored with every observation and mask, replayed on each run
+(tests/core/test_generic.py) and rewritten on purpose by scripts/regenerate_golden.py."""
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 from pathlib import Path
 
 import numpy as np
 
-GOLDEN_DIR = Path(__file__).resolve().parents[2] / "tests" / "golden"
+from envs.core.registry import config_id
+
+GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"  # tests/golden
 
 
 def record(spec, config: dict, seed: int) -> dict[str, np.ndarray]:
     """Play one game through the AEC env, choosing uniformly among legal actions with `seed`."""
-    import importlib
-
     face = importlib.import_module(f"envs.{spec.name}_v0")
     env = face.env(**config)
     env.reset(seed=seed)
@@ -59,8 +61,6 @@ def load(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
 
 def replay(spec, path: Path) -> None:
     """Replay a stored game; raise AssertionError at the first step that differs."""
-    import importlib
-
     config, stored = load(path)
     face = importlib.import_module(f"envs.{spec.name}_v0")
     env = face.env(**config)
@@ -94,6 +94,4 @@ def golden_paths(spec) -> list[Path]:
 
 
 def golden_path(spec, config: dict, seed: int) -> Path:
-    from .registry import config_id
-
     return GOLDEN_DIR / spec.name / f"{config_id(config)}-seed{seed}.npz"

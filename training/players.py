@@ -1,0 +1,79 @@
+"""The players a trained run makes, registered in the one registry of named players
+(`envs.core.players.PLAYERS`) when this package is imported:
+
+- a run directory or a checkpoint file (any path that exists): the run's trained policy (`Policy`,
+  greedy unless told otherwise), checked against the game it is to play;
+- `search:RUN`: the search guided by that run's policy and critic (`training.search.search_agent`).
+
+So `opponents="search:runs/exposed-seed0"` in the Gymnasium face, `match(info, "runs/exposed-seed0",
+"random", 100)` and the command line's players all mean the same player. An installed package also
+declares `register` as a plugin of the registry (pyproject.toml), so a process that never imported
+this package (a vector env's worker, say) still knows these names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from envs.core.errors import ConfigError, did_you_mean
+from envs.core.players import PLAYERS, Players
+
+from . import checkpoint as ckpt
+from .games import GameInfo, spec_info
+from .policy import Policy, checkpoint_policy
+from .search import PREFIX, search_agent
+
+RUN = "run"  # the kind of name: a run directory or a checkpoint file
+GUIDED = PREFIX + ":"  # the prefix of the guided search: search:RUN
+
+
+def near_paths(text: str) -> list[str]:
+    """The files and folders beside a path that does not exist (its folder's entries, as the path
+    would be written), to suggest a misspelt run directory."""
+    folder = Path(text).parent
+    if not folder.is_dir():
+        return []
+    return [str(folder / entry.name) for entry in folder.iterdir()]
+
+
+def is_path(name: str) -> bool:
+    return bool(name) and Path(name).exists()
+
+
+def info_of(game) -> GameInfo:
+    """The training package's view of the game a player is made for."""
+    return game if isinstance(game, GameInfo) else spec_info(game.spec, game.game_config)
+
+
+def run_player(
+    name: str, game, seat: int = 0, greedy: bool = True, what: str = "the game it plays"
+) -> Policy:
+    """The trained policy of the run directory or checkpoint `name`, refused (CheckpointError) if it
+    was trained on another game or configuration."""
+    data = ckpt.read_checkpoint(name)
+    ckpt.check_played(data, info_of(game), what)
+    return checkpoint_policy(data, greedy)
+
+
+def guided_player(name: str, game, seat: int = 0, budget=None, rollout: str | None = None, seed="seat"):
+    """search:RUN, the search guided by the run's policy and critic, seeded by the seat unless `seed`
+    is given ("search:" alone is the unguided search)."""
+    return search_agent(name, info_of(game), budget, seat if seed == "seat" else seed, rollout)
+
+
+def check_guided(name: str) -> None:
+    """search:RUN names a run directory or checkpoint that exists (or nothing: the unguided search)."""
+    source = name[len(GUIDED) :]
+    if source and not Path(source).exists():
+        raise ConfigError(
+            f"{name!r}: no run directory or checkpoint at {source!r}"
+            + did_you_mean(str(Path(source)), near_paths(source))
+        )
+
+
+def register(players: Players = PLAYERS) -> None:
+    """Add this package's players to `players` (the entry point of the registry's plugin group)."""
+    players.register_prefix(GUIDED, guided_player, placeholder="run", check=check_guided)
+    players.register_kind(
+        RUN, ("a run directory", "a checkpoint file"), is_path, run_player, suggest=near_paths
+    )
