@@ -187,6 +187,11 @@ class TabletopEnv(BaseWrapper):
         self._ended_by_illegal = False
         self.env.reset(seed=seed, options=options)
 
+    def agent_iter(self, max_iter: int = 2**63):
+        """PettingZoo's agent iterator; once reset() was called, over the raw env, whose attributes it
+        then reads directly every step (the same values, without the checked properties' cost)."""
+        return (self.env if self._has_reset else super()).agent_iter(max_iter)
+
     def observe(self, agent: str):
         if not self._has_reset:
             raise OrderError("observe() called before reset()")

@@ -230,7 +230,7 @@ class Game(ABC):
                 mask = np.zeros(self.num_actions, dtype=bool)
             else:
                 mask = self._legal_mask()
-            mask.flags.writeable = False
+            mask.setflags(write=False)  # (cheaper than through `mask.flags`)
             self._mask_cache = mask
         return mask
 

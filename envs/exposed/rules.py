@@ -21,9 +21,10 @@ first step), both checked at import against the item names of data.py.
 What a player count fixes is one `Definition` (geometry, action offsets, layouts, the common frames,
 the observation's index tables), shared by reference by every game and copy; `clone` copies only the
 mutable state. Bookkeeping apart from the rules: `_stamp` counts the steps that may change what a
-player knows (every step but a swap or a pass; `touch` after editing a state by hand), so an
-observation rewrites the observer's knowledge only when the stamp or the observer changed, and
-`_undoable_swaps` is computed once per position for the masks and the observation.
+player knows (every step but a swap, a pass or a clean-up that changed nothing; `touch` after
+editing a state by hand), so an observation writes a seat's knowledge again only when the stamp
+moved since it last wrote that seat's (each seat's is kept), and `_undoable_swaps` is computed once
+per position for the masks and the observation.
 """
 
 from __future__ import annotations
@@ -90,7 +91,6 @@ class ExposedConfig:
         require_range("max_decisions", self.max_decisions, 1, 10**9)
 
 
-_NO_LIMIT = 1 << 40  # more Wallets than any tile holds
 _KEPT_SCALE = np.array([1.0, 1.0, 1.0 / COPS_MAX])  # Pilot, Soldier flags; Cops / COPS_MAX
 
 
@@ -202,6 +202,7 @@ class _ObsPlan:
         r = {name: reg[0] for name, reg in self.regions.items()}
         self.flags = (0, r["dcells"])
         self.zero = (r["seen"], r["cand"])  # what the observer knows, but candidates (rewritten)
+        self.knowledge = (r["seen"], r["cwal"])  # what the observer knows, candidates included
         self.dcells = (r["dcells"], r["seen"])
         self.blocked_zero = (r["blocked"], off)  # blocked swaps and the decision pieces
         self.guest_block = (r["gmark"], r["cwal"])
@@ -291,6 +292,11 @@ class _ObsSource:
         self.blocked_zero = buf[slice(*plan.blocked_zero)]
         self.dcells_set = False  # whether decision cells are written
         self.known: tuple[int, int] | None = None  # (observer, knowledge stamp) the knowledge is written for
+        # each observer's knowledge as last written, and the stamp it was written at: in a round of
+        # plain Moves the stamp stays, and each seat's knowledge is copied back instead of rewritten
+        self.knowledge = buf[slice(*plan.knowledge)]
+        self.kept_knowledge = np.empty((n, self.knowledge.size), dtype=np.float32)
+        self.kept_at: list[int | None] = [None] * n
 
 
 _SCALE = [np.zeros(0, dtype=np.float32)]  # wallet_scale(w) for w = 0, 1, ... (float32), grown on demand
@@ -756,6 +762,7 @@ class Exposed(Game):
         self.over = False
         # bumped by every step that may change what a player knows (see `touch`)
         self._stamp = 0
+        self._end_unchecked = False  # a hand edit (`touch`) makes the next clean-up check the end
         self._undoable: tuple = (None, [])  # (position, `_undoable_swaps` there)
         self.turn = int(rng.integers(n))  # Reading: the first player is random
         # every chance of the game is drawn: the grid, the deck order, the first player. The engine
@@ -768,8 +775,10 @@ class Exposed(Game):
     def touch(self) -> None:
         """Say that what players know may have changed (every rule step but a swap or a pass says
         it; call it after changing the state by hand, as tests do): the observation then writes
-        the observer's knowledge again instead of reusing it."""
+        the observer's knowledge again instead of reusing it, and the next clean-up checks the end
+        of the game even if it changes nothing (see `_end_action`)."""
         self._stamp += 1
+        self._end_unchecked = True
 
     @property
     def pilot(self) -> np.ndarray:
@@ -861,8 +870,13 @@ class Exposed(Game):
             self.lost_found = 0
         return k
 
+    def _has_wallet(self) -> np.ndarray:
+        """By cell: whether the tile holds a Wallet. (Counts are never negative, so this is their
+        truth value: numpy converts to bool faster than it compares with a Python 0.)"""
+        return self.wallets_on.astype(bool)
+
     def _guest_cell(self, p: int) -> int:
-        return int(self.cell_of_guest[self.ident[p]])
+        return self.cell_of_guest.item(self.ident[p])  # (`item`: a Python int, no numpy scalar)
 
     def _give(self, p: int, k: int) -> None:
         """Wallets given to a player: their Stash if unexposed, else their Guest tile (Reminders)."""
@@ -992,19 +1006,32 @@ class Exposed(Game):
                 self.flow.decide(PILOT, p, Exposed._pilot_mask, Exposed._pilot_swap, p, ITEM_GUEST["pilot"])
 
     def _end_action(self) -> None:
-        """Clean-up: empty Marks discarded, new Marks drawn; then the next player clockwise."""
+        """Clean-up: empty Marks discarded, new Marks drawn; then the next player clockwise.
+
+        The end of the game is checked again only if the clean-up changed the table (or the state
+        was edited by hand: `touch`): every other step is checked right after it (`_advance`) but
+        a swap or a pass, which changes nothing the check reads, so otherwise the last check still
+        stands (as after a turn of two swaps). The set-up (2 Wallets a tile at most, empty Stashes)
+        needs none."""
+        changed = False
         for g in list(self.marks):
             if self.wallets_on[self.cell_of_guest[g]] == 0:
                 self._discard_mark(g)
+                changed = True
         while len(self.marks) < self.num_marks and self.deck:
             self._draw_mark()
-        if not self._check_end():
-            self._start_turn((self.turn + 1) % self.num_players)
+            changed = True
+        if changed or self._end_unchecked:
+            self._stamp += 1  # what players know may have changed (starting a turn changes none of it)
+            if self._check_end():
+                return
+        self._start_turn((self.turn + 1) % self.num_players)
 
     def _check_end(self) -> bool:
         """Both ways to win, after every step. Returns True when the game is over."""
         if self.over:
             return True
+        self._end_unchecked = False
         stash = self.stash
         wal = self.wallets_on.tolist()
         top = max(wal)
@@ -1034,15 +1061,12 @@ class Exposed(Game):
         """The game goes on, so no unexposed player's Stash + tile reaches 7: a public deduction
         (`top`: the most Wallets on a tile)."""
         stash = self.stash
-        need = [_NO_LIMIT] * self.num_players  # no deduction for exposed players
-        deduce = False
-        for p in unexposed:
-            if top >= WIN_WALLETS - stash[p]:
-                need[p] = WIN_WALLETS - stash[p]
-                deduce = True
-        if deduce:
-            below = self.wallets_on[self.cell_of_guest] < np.array(need)[:, None]  # [player, Guest]
-            np.logical_and(self.public_candidates, below, out=self.public_candidates)
+        deducing = [p for p in unexposed if top >= WIN_WALLETS - stash[p]]  # (others: nothing to learn)
+        if deducing:
+            on_guest = self.wallets_on[self.cell_of_guest]  # Wallets on each Guest's tile
+            for p in deducing:  # (row by row: cheaper than one broadcast over every player)
+                row = self.public_candidates[p]
+                np.logical_and(row, on_guest < WIN_WALLETS - stash[p], out=row)
 
     # ================================================================ the engine contract
     def current_player(self) -> int:
@@ -1114,18 +1138,20 @@ class Exposed(Game):
                 check = True
                 continue
             frames.pop()
-            self._stamp += 1
+            end_of_turn = top == _END_ACTION  # (equal after unpickling too)
+            if not end_of_turn:  # (the clean-up says itself whether it changed anything)
+                self._stamp += 1
             top.run(self, *top.args)
             # the clean-up ends by checking the end itself, and starting the next turn changes
             # nothing that check reads: no second check
-            check = top != _END_ACTION or self.over  # (equal after unpickling too)
+            check = not end_of_turn or self.over
 
     # ================================================================ the four actions
     def _action_mask(self, mask: np.ndarray, p: int) -> None:
         """ACTION: a swap (Move), a Steal, an Expose or (unexposed) a Snitch."""
         t = self.num_tiles
         self._swaps_mask(mask, p)
-        mask[self.OFF_STEAL : self.OFF_EXPOSE] = self._steal_targets(p)
+        self._steal_targets(p, out=mask[self.OFF_STEAL : self.OFF_EXPOSE])
         c = self._guest_cell(p)
         off = self.OFF_EXPOSE
         np.greater(self.rowcol[c], self.tile_exposed, out=mask[off : off + t])  # in line and unexposed
@@ -1175,7 +1201,7 @@ class Exposed(Game):
         a, b = self.edges[e]
         self._swap_cells(a, b)
         cg = self.guest_on
-        ga, gb = int(cg[a]), int(cg[b])
+        ga, gb = cg.item(a), cg.item(b)
         self.latest_move[p].append((e, ga, gb))
         touched = self.last_guests[self.turn]  # both tiles touched (`_touch`)
         touched[ga] = touched[gb] = True
@@ -1220,13 +1246,14 @@ class Exposed(Game):
         reach = self.surround[c] if self.player_exposed[p] else self.near[c]
         return (
             (reach, "you may steal only from a tile surrounding your Guest, or your own while unexposed"),
-            (self.wallets_on > 0, "that tile has no Wallet to steal"),
+            (self._has_wallet(), "that tile has no Wallet to steal"),
         )
 
-    def _steal_targets(self, p: int) -> np.ndarray:
-        """The tiles p may steal from (the Steal block of the mask, as tile booleans)."""
+    def _steal_targets(self, p: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The tiles p may steal from (the Steal block of the mask, as tile booleans; into `out`
+        if given)."""
         (reach, _), (wallets, _) = self._steal_conditions(p)
-        return reach & wallets
+        return np.logical_and(reach, wallets, out=out)
 
     def _steal_refusal(self, p: int, cell: int) -> str:
         return next((why for allowed, why in self._steal_conditions(p) if not allowed[cell]), "it is allowed")
@@ -1367,13 +1394,13 @@ class Exposed(Game):
         return self._except(np.ones(self.num_tiles, dtype=bool), guests)
 
     def _wallet_cells_except(self, *guests: int) -> np.ndarray:
-        return self._except(self.wallets_on > 0, guests)
+        return self._except(self._has_wallet(), guests)
 
     def _unexposed_cells(self) -> np.ndarray:
         return ~self.tile_exposed
 
     def _exposed_wallet_cells_except(self, *guests: int) -> np.ndarray:
-        return self._except((self.wallets_on > 0) & self.tile_exposed, guests)
+        return self._except(self._has_wallet() & self.tile_exposed, guests)
 
     def _cells_surrounding(self, g: int) -> np.ndarray:
         return self.surround[int(self.cell_of_guest[g])].copy()
@@ -1443,7 +1470,7 @@ class Exposed(Game):
 
     def _any_wallet(self, p: int, g: int) -> bool:
         """Whether some tile holds a Wallet (the can-act check of items that take one from a tile)."""
-        return bool((self.wallets_on > 0).any())
+        return bool(self._has_wallet().any())
 
     # --- no marker ---
     def _item_accountant(self, p: int, g: int) -> None:
@@ -1795,13 +1822,13 @@ class Exposed(Game):
         self._swap_cells(int(self.cell_of_guest[g]), cell)
 
     def _can_captain(self, p: int, g: int) -> bool:
-        return any(self.player_exposed) and bool((self.wallets_on > 0).any())
+        return any(self.player_exposed) and bool(self._has_wallet().any())
 
     def _captain_targets(self, p: int) -> np.ndarray:
         """Exposed players not yet paid by this Captain (none once no tile holds a Wallet)."""
         seats = np.array(self.player_exposed, dtype=bool)
         seats[self.item_seats] = False
-        if not (self.wallets_on > 0).any():
+        if not self._has_wallet().any():
             seats[:] = False
         return seats
 
@@ -1963,71 +1990,86 @@ class Exposed(Game):
     def observation(self, player: int) -> np.ndarray:
         """Written into a source vector in absolute seats (see `_ObsPlan`), then one gather. Pieces
         that are all zero most of the time are cleared by position (those written last call), and the
-        numbers only when they changed."""
+        numbers only when they changed. The few ones of the one-hot pieces are written one scalar at a
+        time: cheaper than one fancy-index write from a list, whose conversion alone costs more."""
         src = self.__dict__.get("_obs_src")
         if src is None:
             src = self._obs_src = _ObsSource(self)
         S, at = src.buf, src.at
-        t = self.num_tiles
         cg = self.guest_on
-        player_exposed = self.player_exposed
-        ident = self.ident
         over = self.over
-        src.blocked_zero[:] = 0.0  # blocked swaps and the one-hot decision pieces
-        ones = []  # source positions set to 1 (one-hot pieces, blocked swaps, known identities)
+        # (`fill` and `[...] =` below: a little cheaper than slice assignments, on every call)
+        src.blocked_zero.fill(0.0)  # blocked swaps and the one-hot decision pieces
+        if src.dcells_set:  # (in the per-Guest block: cleared only when written)
+            src.dcells.fill(0.0)
+            src.dcells_set = False
         # ----- the table (public) -----
         # tile_exposed, knows, last_kind, last_seats, last_items, is_mark, is_discarded, last_guests in one copy
-        src.flags[:] = self._flags
+        src.flags[...] = self._flags
         scale = _scale_table(self.initial_wallets + self.created)  # no tile holds more
         scale.take(self.wallets_on, 0, src.cwal, "clip")  # wallet_scale, by table
-        stash = self.stash
-        key = (*stash, *player_exposed, len(self.deck), self.lost_found, over)
+        self._write_numbers(src, player)
+        if self.kept_any:
+            src.kept[:] = self.kept * _KEPT_SCALE
+        blocked, e = at["blocked"], self.num_edges
+        for q, i in self._undoable_swaps():
+            S[blocked + q * e + i] = 1.0
+        if not over:
+            self._write_decision(src)
+        # ----- what the observer knows (unchanged since the last call for the same observer
+        # and the same knowledge stamp: no need to write it again) -----
+        if src.known != (player, self._stamp):
+            src.known = (player, self._stamp)
+            self._recall_knowledge(src, player)
+        # ----- per-Guest pieces to cells, the grid, and the gather -----
+        # (every index is in range, so mode "wrap" wraps nothing: numpy's fastest take loop, and
+        # unlike the default it never buffers an `out`)
+        src.guest_block.take(cg, 1, src.cells, "wrap")
+        src.plan.eye.take(cg, 0, src.grid, "wrap")
+        return S.take(src.plan.index[player], 0, None, "wrap")
+
+    def _write_numbers(self, src: _ObsSource, player: int) -> None:
+        """Stashes, exposed players and the counts (rewritten only when they changed), and the
+        observer's own total."""
+        S, stash, player_exposed = src.buf, self.stash, self.player_exposed
+        key = (*stash, *player_exposed, len(self.deck), self.lost_found, self.over)
         if key != src.nums_key:
             src.nums_key = key
             S[src.nums] = [
                 *[w / (w + WALLET_SCALE) for w in stash],  # wallet_scale, inlined
                 *player_exposed,
-                len(self.deck) / t,
+                len(self.deck) / self.num_tiles,
                 wallet_scale(self.lost_found),
-                over,
+                self.over,
             ]
-        S[src.own] = wallet_scale(stash[player] + int(self.wallets_on[self.cell_of_guest[ident[player]]]))
-        if self.kept_any:
-            src.kept[:] = self.kept * _KEPT_SCALE
-        blocked, e = at["blocked"], self.num_edges
-        ones.extend([blocked + q * e + i for q, i in self._undoable_swaps()])
-        if not over:
-            ones.append(at["turn"] + self.turn)
-            decision = self.flow.frames[-1]
-            kind = decision.kind
-            ones.append(at["decision"] + kind)
-            if kind == OFFER:  # the item offered: args (thief, Guest)
-                ones.append(at["ditem"] + decision.args[1])
-            elif self.item_in_use >= 0:  # its steps, or a Move or a Dentist answer it asks for
-                ones.append(at["ditem"] + self.item_in_use)
-            if kind == DENTIST:  # who asked: args (target, asker)
-                ones.append(at["dseat"] + decision.args[1])
-            elif kind == PICK:
-                ones.extend([at["dseat"] + q for q in self.item_seats])
-                starts = src.plan.starts
-                ones.extend([starts[piece] + i for piece, i in self._item_choice_hot(decision.args[1])])
-                S[at["ileft"]] = decision.args[1].left / MOST_REPEATS
-        if src.dcells_set:
-            src.dcells[:] = 0.0
-            src.dcells_set = False
-        if self.item_cells and not over and kind == PICK:
-            ones.extend([at["dcells"] + g for g in self.item_cells])
-            src.dcells_set = True
-        # ----- what the observer knows (unchanged since the last call for the same observer
-        # and the same knowledge stamp: no need to write it again) -----
-        if src.known != (player, self._stamp):
-            src.known = (player, self._stamp)
-            self._write_knowledge(src, player)
-        S[ones] = 1.0
-        # ----- per-Guest pieces to cells, the grid, and the gather -----
-        src.guest_block.take(cg, 1, src.cells, "clip")  # (mode clip: no buffering)
-        src.plan.eye.take(cg, 0, src.grid, "clip")
-        return S.take(src.plan.index[player])
+        S[src.own] = wallet_scale(self._total(player))
+
+    def _write_decision(self, src: _ObsSource) -> None:
+        """Whose turn it is and what is being decided (the one-hot pieces, absolute seats): the item
+        offered or in use, the Dentist's asker, an item step's choices so far and its kind."""
+        S, at = src.buf, src.at
+        S[at["turn"] + self.turn] = 1.0
+        decision = self.flow.frames[-1]
+        kind = decision.kind
+        S[at["decision"] + kind] = 1.0
+        if kind == OFFER:  # the item offered: args (thief, Guest)
+            S[at["ditem"] + decision.args[1]] = 1.0
+        elif self.item_in_use >= 0:  # its steps, or a Move or a Dentist answer it asks for
+            S[at["ditem"] + self.item_in_use] = 1.0
+        if kind == DENTIST:  # who asked: args (target, asker)
+            S[at["dseat"] + decision.args[1]] = 1.0
+        elif kind == PICK:
+            step: ItemStep = decision.args[1]
+            for q in self.item_seats:
+                S[at["dseat"] + q] = 1.0
+            starts = src.plan.starts
+            for piece, i in self._item_choice_hot(step):
+                S[starts[piece] + i] = 1.0
+            S[at["ileft"]] = step.left / MOST_REPEATS
+            for g in self.item_cells:
+                S[at["dcells"] + g] = 1.0
+            if self.item_cells:
+                src.dcells_set = True
 
     @staticmethod
     def _item_choice_hot(step: ItemStep) -> list[tuple[str, int]]:
@@ -2040,46 +2082,64 @@ class Exposed(Game):
         )
         return [(piece, i) for piece, i in entries if i >= 0]
 
+    def _recall_knowledge(self, src: _ObsSource, player: int) -> None:
+        """The observer's knowledge into the source: copied back from the last time it was written
+        if the knowledge stamp has not moved since (nothing anyone knows changed), else written."""
+        if src.kept_at[player] == self._stamp:
+            src.knowledge[...] = src.kept_knowledge[player]
+            return
+        self._write_knowledge(src, player)
+        src.kept_knowledge[player] = src.knowledge
+        src.kept_at[player] = self._stamp
+
     def _write_knowledge(self, src: _ObsSource, player: int) -> None:
         """Identities, candidates, cards seen in the deck and Dentist answers, as `player` knows
         them, into the source (per Guest)."""
         S, at, t = src.buf, src.at, self.num_tiles
-        src.zero[:] = 0.0
-        player_exposed, ident = self.player_exposed, self.ident
-        ones = []
-        if self.over:
-            knowing = range(self.num_players)
-        else:
-            krow = self.knows[player].tolist()
-            knowing = [q for q, k in enumerate(krow) if q == player or player_exposed[q] or k]
+        src.zero.fill(0.0)
+        ident = self.ident
+        known = self._known_players(player)
         # Guests that cannot be anyone's unknown card: Marks, discards, exposed tiles, known cards
         public = src.public
-        self.tile_exposed.take(self.cell_of_guest, 0, public, "clip")
+        self.tile_exposed.take(self.cell_of_guest, 0, public, "wrap")
         public |= self.is_mark
         public |= self.is_discarded
-        cand = src.cand
-        np.logical_and(self.public_candidates, self.dentist_candidates[player], out=cand)
         at_ident, at_cand = at["ident"], at["cand"]
-        for q in knowing:
+        for q in known:
             g = ident[q]
             public[g] = True
-            cand[q] = False
-            ones.append(at_ident + q * t + g)
-            ones.append(at_cand + q * t + g)  # a known card is its holder's only candidate
+            S[at_ident + q * t + g] = 1.0
         if any(self.deck_seen):  # cards I have seen in the deck (Astronaut / Mayor)
-            bit = 1 << player
-            seen = [g for g, flags in zip(self.deck, self.deck_seen) if flags & bit]
-            ones.extend([at["seen"] + g for g in seen])
-            public[seen] = True
-        np.greater(cand, public, out=cand)
-        src.cand_f[:] = cand
+            bit, at_seen = 1 << player, at["seen"]
+            for g, flags in zip(self.deck, self.deck_seen):
+                if flags & bit:
+                    public[g] = True
+                    S[at_seen + g] = 1.0
+        # candidates: what the public deductions and the Dentist answers given to `player` allow,
+        # less the public Guests, written as 0/1 straight into the source
+        allowed = self.public_candidates
+        if self.dentist_records:  # (with none, every Dentist candidate is still True)
+            allowed = np.logical_and(allowed, self.dentist_candidates[player], out=src.cand)
+        cand = src.cand_f
+        np.greater(allowed, public, out=cand)
+        for q in known:  # a known card is its holder's only candidate
+            cand[q].fill(0.0)
+            S[at_cand + q * t + ident[q]] = 1.0
         if self.dentist_records:
             told = src.told
             epoch = self.epoch[player]
             for asker, target, ep, _line, _snap in self.dentist_records:
                 if target == player and ep == epoch:
                     told[asker] = self.dentist_candidates[asker, player]
-        S[ones] = 1.0
+
+    def _known_players(self, player: int) -> list[int]:
+        """The players whose card `player` knows: their own, the exposed, those shown by a Snitch;
+        every one once the game is over."""
+        if self.over:
+            return list(range(self.num_players))
+        player_exposed = self.player_exposed
+        krow = self.knows[player].tolist()
+        return [q for q, shown in enumerate(krow) if q == player or player_exposed[q] or shown]
 
     def _fill_public(self, v: dict) -> None:
         """Everything on the table, in absolute seats (the state tensor's public part)."""
