@@ -26,7 +26,7 @@ from ray.rllib.connectors.connector_v2 import ConnectorV2
 from ..games import game_info
 from .env import STATE_INFO
 from .module import AUX_TARGET, MASK_KEY, OBS_KEY, STATE
-from .selfplay import MAIN
+from .selfplay import MAIN, seat_of
 
 TEACHER = "teacher"  # batch column: the scripted baseline's action, -1 where it gave none
 
@@ -83,8 +83,7 @@ class TrainingColumns(ConnectorV2):
         if self.state:
             self.add_n_batch_items(batch, STATE, list(states), n, episode)
         if self.aux_target:
-            seat = int(str(episode.agent_id).rsplit("_", 1)[-1])
-            seen = self.info.state_seen_by(states, np.full(n, seat))
+            seen = self.info.state_seen_by(states, np.full(n, seat_of(episode.agent_id)))
             self.add_n_batch_items(batch, AUX_TARGET, list(seen.astype(np.float32)), n, episode)
 
     def _labels(self, observations: dict, n: int) -> np.ndarray:
