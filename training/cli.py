@@ -278,19 +278,21 @@ def evaluate_all(args, info, game, name, agent, opponents, players, out, metrics
         recorded[key] = Recordings(args.record_games, names)
         return recorded[key].start
 
-    def team(player, pname):  # a cooperative game: the player in every seat
-        hook = record(f"team_{pname}", {"A": pname})
+    def play(key, a, b, roles, game_metrics=None):
         return match(
             info,
-            player,
-            player,
+            a,
+            b,
             args.games,
             args.seed,
             greedy=args.greedy,
-            metrics=metrics,
-            on_game_start=hook,
+            metrics=game_metrics,
+            on_game_start=record(key, roles),
             workers=workers,
         )
+
+    def team(player, pname):  # a cooperative game: the player in every seat
+        return play(f"team_{pname}", player, player, {"A": pname}, metrics)
 
     for text in opponents:
         oname, opponent, _ = _load_player(text, info, args)
@@ -300,17 +302,7 @@ def evaluate_all(args, info, game, name, agent, opponents, players, out, metrics
                 out["results"][f"team_{name}"] = team(agent, name)
             out["results"][f"team_{oname}"] = team(opponent, oname)
         else:
-            hook = record(f"vs_{oname}", {"A": name, "B": oname})
-            out["results"][f"vs_{oname}"] = match(
-                info,
-                agent,
-                opponent,
-                args.games,
-                args.seed,
-                greedy=args.greedy,
-                on_game_start=hook,
-                workers=workers,
-            )
+            out["results"][f"vs_{oname}"] = play(f"vs_{oname}", agent, opponent, {"A": name, "B": oname})
     if args.rating and len(players) > 1:
         out["rating"] = rating_table(
             info, players, args.games, args.seed, greedy=args.greedy, workers=workers

@@ -335,6 +335,11 @@ class TeacherConfig:
     until: float = 0.5  # share of total_steps after which the teacher is silent
     share: float = 1.0  # share of each rollout's learner decisions the teacher labels (it costs time)
 
+    def weight_at(self, decisions: int, total_steps: int) -> float:
+        """The imitation term's weight after `decisions` of `total_steps`: coef, falling linearly to 0
+        at `until` of total_steps."""
+        return self.coef * max(0.0, 1.0 - decisions / (self.until * total_steps))
+
     def validate(self) -> None:
         check_number("teacher.coef", self.coef, 0, meaning=" (0 = off)")
         for name in ("until", "share"):

@@ -140,11 +140,9 @@ class Trainer(Backend):
 
     def _teacher_coef(self) -> float:
         """teacher.coef, falling linearly to 0 at teacher.until of total_steps."""
-        t = self.config.teacher
         if self.teacher is None:
             return 0.0
-        done = self.runner.decisions / (t.until * self.config.total_steps)
-        return t.coef * max(0.0, 1.0 - done)
+        return self.config.teacher.weight_at(self.runner.decisions, self.config.total_steps)
 
     def _teacher_labels(self, batch) -> np.ndarray:
         """The scripted baseline's action at a teacher.share of the learner's decisions, -1 elsewhere.

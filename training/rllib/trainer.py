@@ -325,8 +325,9 @@ class RLlibRun(Backend):
     # ----- one iteration ---------------------------------------------------------------------
     def iterate(self) -> dict[str, float]:
         """One Algorithm.train(): sample, learn; then the league's snapshots and PFSP statistics."""
-        coef = self._teacher_coef()
-        if self.config.teacher.coef > 0:
+        teacher = self.config.teacher
+        if teacher.coef > 0:  # its weight falls as the native trainer's does
+            coef = teacher.weight_at(self.decisions, self.config.total_steps)
             self.algo.learner_group.foreach_learner(lambda learner, _c=coef: learner.set_teacher_coef(_c))
         result = self.algo.train()
         self.iteration += 1
@@ -342,11 +343,6 @@ class RLlibRun(Backend):
         all_sps = (all_decisions - self.all_decisions) / max(now - self._clock, 1e-9)
         self._clock, self.all_decisions = now, all_decisions
         return self._stats(result, live) | {"speed/all_decisions_per_s": all_sps}
-
-    def _teacher_coef(self) -> float:
-        """teacher.coef, falling linearly to 0 at teacher.until of total_steps (as the native trainer's)."""
-        t = self.config.teacher
-        return t.coef * max(0.0, 1.0 - self.decisions / (t.until * self.config.total_steps))
 
     def _stats(self, result, live) -> dict[str, float]:
         stats = {}
