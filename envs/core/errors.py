@@ -20,3 +20,7 @@ def did_you_mean(name: str, known) -> str:
     closest by difflib's ratio), else an empty string: error messages end with it."""
     close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+class PositionError(ValueError):
+    """A saved position that cannot be loaded: not a position of this game, or a state the rules forbid."""

@@ -6,7 +6,7 @@ Gymnasium faces, the generic checks, benchmarks, training) works through this cl
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -14,8 +14,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .config import build_config
-from .errors import IllegalActionError
+from .errors import ConfigError, IllegalActionError, PositionError
 from .layout import Layout
+from .position import FORMAT, VERSION, Definition, copy_rng, copy_value, decode, encode, handlers
+
+__all__ = ["Game", "GameType", "Definition", "copy_rng", "as_action"]
 
 UTILITIES = ("zero_sum", "constant_sum", "general_sum", "identical")
 TEAM_KINDS = ("none", "fixed", "secret")
@@ -66,30 +69,26 @@ class GameType:
             raise ValueError(f"a zero_sum game's returns add up to 0, not {self.utility_sum}")
 
 
-_ANY_SEED = np.random.SeedSequence(0)  # copy_rng overwrites the state at once
+_FIXED = frozenset(("_fixed", "config"))  # shared by a copy, besides the definition
+_NOT_STATE = frozenset(("_mask_cache", "_max_decisions", "_recording"))  # caches of the base class
+_NO_DEFINITION = Definition()
+_NO_DEFINITION.freeze()
 
 
-def copy_rng(rng: np.random.Generator) -> np.random.Generator:
-    """An independent generator in the same state: the same draws from here on, at a small fraction of
-    deepcopy's cost (a game's clone copies its rng this way). Its seed sequence is not the original's;
-    no engine spawns from it."""
-    bits = rng.bit_generator
-    new = type(bits)(_ANY_SEED)
-    new.state = bits.state
-    return np.random.Generator(new)
+def _check_kind(name: str, template: Any, value: Any) -> None:
+    """A loaded state value is of the kind a fresh game holds there (arrays: dtype and shape)."""
+    if template is None or value is None:
+        return
+    if type(value) is not type(template):
+        raise PositionError(f"state value {name!r} must be {type(template).__name__}, got {type(value).__name__}")
+    if type(value) is np.ndarray and (value.dtype != template.dtype or value.shape != template.shape):
+        raise PositionError(
+            f"state value {name!r} must be a {template.dtype} array of shape {list(template.shape)}, "
+            f"got {value.dtype} {list(value.shape)}"
+        )
 
 
-def copy_state(
-    game: Game,
-    lists: tuple[str, ...] = (),
-    arrays: tuple[str, ...] = (),
-    nested: tuple[str, ...] = (),
-    drop: tuple[str, ...] = (),
-) -> Game:
-    """A copy of a game that shares everything except its mutable state, which is named as data: `lists`
-    (copied), `arrays` (numpy, copied), `nested` (lists of lists, copied one level deep); `drop` names
-    caches the copy rebuilds. The fixed definition (layouts, tables, offsets) stays shared, so a clone
-    costs a few microseconds; the caller copies the rng (`copy_rng`) and anything of another shape."""
+def copy_state(game, lists=(), arrays=(), nested=(), drop=()):  # TEMPORARY until every game converts
     new = object.__new__(type(game))
     state = new.__dict__
     state.update(game.__dict__)
@@ -101,7 +100,7 @@ def copy_state(
         state[name] = [inner[:] for inner in state[name]]
     for name in drop:
         state.pop(name, None)
-    state.pop("_recording", None)  # a copy is not the recorded game
+    state.pop("_recording", None)
     return new
 
 
@@ -118,11 +117,18 @@ def as_action(action: Any) -> Any:
 class Game(ABC):
     """One game in progress.
 
-    Subclasses set `name`, `config_class`, and in `__init__` (after `super().__init__`) the
-    attributes `num_players`, `num_actions`, `observation_layout` and `state_layout`; they implement
-    `_legal_mask()` and `_apply(action)`, `game_type()`, and the observation/state/return methods below.
-    `num_decisions` counts the actions applied so far (the faces truncate at
-    `game_type().max_decisions`).
+    A game is its configuration's fixed `Definition` (built once by `definition(config)`, frozen,
+    installed as attributes by `__init__` and shared by every game of that configuration and every
+    copy) and its state: every other attribute. `clone()` copies the state by the type of each value
+    (envs.core.position.copy_value) and shares the definition; `to_dict()` / `from_dict()` write the
+    state as JSON data and read it back. Names in `DERIVED` are caches the state determines: a
+    position leaves them out and `_derive()` makes them again.
+
+    Subclasses set `name`, `config_class`, `definition`, and in `__init__` (after `super().__init__`)
+    the attributes `num_players`, `num_actions`, `observation_layout` and `state_layout` (in the
+    definition or set there); they implement `_legal_mask()` and `_apply(action)`, `game_type()`,
+    and the observation/state/return methods below. `num_decisions` counts the actions applied so far
+    (the faces truncate at `game_type().max_decisions`).
     """
 
     name: ClassVar[str]
@@ -133,21 +139,34 @@ class Game(ABC):
     observation_layout: Layout
     state_layout: Layout
 
+    # caches the state determines (observation buffers, views, memos): left out of a position,
+    # made again by `_derive()`
+    DERIVED: ClassVar[frozenset[str]] = frozenset()
+    # attributes a copy drops (scratch buffers, views of copied arrays): `_after_copy()` or first use
+    # makes them again
+    NOT_COPIED: ClassVar[frozenset[str]] = frozenset()
+
     def __init__(self, config: Any = None, rng: np.random.Generator | None = None, **options):
         if config is None:
             config = build_config(self.config_class, options)
         elif options:
             raise TypeError("pass either a config object or keyword options, not both")
+        fixed = type(self).definition(config)
+        self.__dict__.update(vars(fixed))
+        self._fixed = frozenset(vars(fixed)) | _FIXED  # what a copy shares and a position leaves out
         self.config = config
         self.rng = rng if rng is not None else np.random.default_rng()
         self._mask_cache: np.ndarray | None = None
         self.num_decisions = 0
 
-    def adopt(self, definition: Any) -> None:
-        """Take a configuration's fixed definition (layouts, geometry, tables: Pgx's split of a game's
-        fixed part from its state) as attributes, shared by reference: every game of that
-        configuration holds the same objects, and a clone copies only the state."""
+    def adopt(self, definition: Any) -> None:  # TEMPORARY until every game converts
         self.__dict__.update(vars(definition))
+        self._fixed = self._fixed | frozenset(vars(definition))
+
+    @classmethod
+    def definition(cls, config: Any) -> Definition:
+        """The configuration's fixed part (cache it: every game of the configuration shares it)."""
+        return _NO_DEFINITION
 
     # ----- what subclasses implement -------------------------------------------------------
     @abstractmethod
@@ -279,9 +298,99 @@ class Game(ABC):
                 f"player {self.current_player()}: {self.illegal_reason(int(action))}"
             )
 
+    # ----- the state as a value -------------------------------------------------------------------
     def clone(self) -> Game:
-        """An independent deep copy (its own rng state included)."""
-        return copy.deepcopy(self)
+        """An independent copy: every state value copied by its type (its own generator state
+        included), the definition shared. A few microseconds: search copies a game per simulation."""
+        new = object.__new__(type(self))
+        state = new.__dict__
+        state.update(self.__dict__)
+        for name in state.keys() - self._fixed - self.NOT_COPIED:
+            state[name] = copy_value(state[name])
+        for name in self.NOT_COPIED:
+            state.pop(name, None)
+        state.pop("_recording", None)  # a copy is not the recorded game
+        new._after_copy()
+        return new
+
+    def _after_copy(self) -> None:  # noqa: B027 - optional hook
+        """Make again, on a fresh copy, what `NOT_COPIED` dropped and cannot wait for first use."""
+
+    def _derive(self) -> None:  # noqa: B027 - optional hook
+        """Make the `DERIVED` caches from the state (after a position was loaded)."""
+
+    def _position_fields(self) -> list[str]:
+        skip = self._fixed | self.DERIVED | self.NOT_COPIED | _NOT_STATE
+        return sorted(name for name in self.__dict__ if name not in skip)
+
+    def to_dict(self) -> dict:
+        """The position as JSON data: the format and its version, the game, its configuration and every
+        state value (hidden information and the generator included). `type(game).from_dict(d)`
+        continues exactly as this game does."""
+        names = handlers(type(self))
+        state = {name: encode(self.__dict__[name], names) for name in self._position_fields()}
+        config = {f.name: getattr(self.config, f.name) for f in dataclasses.fields(self.config)}
+        return {"format": FORMAT, "version": VERSION, "game": self.name, "config": config, "state": state}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Game:
+        """The game at a position `to_dict` wrote. Raises PositionError, naming the problem, for data
+        that is not such a position or a state the rules forbid; nothing is half-loaded."""
+        config = cls._position_config(data)
+        game = cls(config, np.random.default_rng(0))  # the definition, and the kind of each state value
+        state = data.get("state")
+        if type(state) is not dict:
+            raise PositionError("a position's 'state' must be an object of state values")
+        expected = game._position_fields()
+        missing, unknown = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
+        if missing or unknown:
+            raise PositionError(f"{cls.name} position: missing state values {missing}, unknown {unknown}")
+        names = handlers(cls)
+        values = {}
+        for name in expected:
+            try:
+                values[name] = decode(state[name], names)
+            except PositionError as error:
+                raise PositionError(f"state value {name!r}: {error}") from None
+            _check_kind(name, game.__dict__[name], values[name])
+        game.__dict__.update(values)
+        game._mask_cache = None
+        try:
+            game._derive()
+            game.check_position()
+        except PositionError:
+            raise
+        except (AssertionError, ArithmeticError, LookupError, TypeError, ValueError) as error:
+            raise PositionError(f"{cls.name} position breaks the rules: {error}") from None
+        return game
+
+    @classmethod
+    def _position_config(cls, data: Any) -> Any:
+        if type(data) is not dict or data.get("format") != FORMAT:
+            raise PositionError(f"not a position (a position is an object with format {FORMAT!r})")
+        if data.get("version") != VERSION:
+            raise PositionError(f"position format version {data.get('version')!r}; this library reads {VERSION}")
+        if data.get("game") != cls.name:
+            raise PositionError(f"a position of {data.get('game')!r}, not of {cls.name!r}")
+        options = data.get("config")
+        if type(options) is not dict:
+            raise PositionError("a position's 'config' must be an object of configuration options")
+        try:
+            return build_config(cls.config_class, options)
+        except (ConfigError, TypeError) as error:
+            raise PositionError(f"the position's configuration: {error}") from None
+
+    def check_position(self) -> None:
+        """Raise if the state breaks the rules (a loaded position is checked by it): the game's
+        conservation laws (`check_invariants`) and a decision waiting whenever the game goes on."""
+        self.check_invariants()
+        player = self.current_player()
+        if self.is_terminal():
+            return
+        if not 0 <= player < self.num_players:
+            raise PositionError(f"{self.name}: the game goes on but no seat is to act ({player})")
+        if not self.legal_action_mask().any():
+            raise PositionError(f"{self.name}: seat {player} is to act but has no legal action")
 
     def observation_dict(self, player: int) -> dict[str, np.ndarray]:
         """The observation split into its named pieces (for people and tests, not hot paths)."""

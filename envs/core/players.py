@@ -202,7 +202,9 @@ class Players:
         return self.check(name, noun=noun).factory(name, game, seat, **options)
 
     def labels(self, only: Collection[str] | None = None, command_line: bool = False) -> list[str]:
-        """What a player can be, in the order lists show it ('random', ..., 'search:<run>', ...)."""
+        """What a player can be, in the order lists show it ('random', ..., 'search:<run>', ...); the
+        installed plugins' players included."""
+        self.load_plugins()
         return [label for e in self.entries(only) for label in e.label(command_line)]
 
     def unknown(
