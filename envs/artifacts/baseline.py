@@ -37,7 +37,7 @@ from .data import (
     POSSESSED,
     ROLE_SIDE,
 )
-from .rules import action_blocks, observation_layout
+from .layouts import action_blocks, observation_layout
 
 
 class ScriptedArtifactsPolicy:

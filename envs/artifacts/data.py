@@ -36,7 +36,7 @@ class Role(NamedTuple):
     ability: str  # "active", "passive" or "none"
     aware_of: tuple[str, ...]  # roles whose players this role learns at set-up (Passive: Aware of)
     text: str
-    active: str = ""  # the Active ability's name (ACTIVE_ABILITIES; the handler: rules.ABILITIES)
+    active: str = ""  # the Active ability's name (ACTIVE_ABILITIES; the handler: abilities.ABILITIES)
 
 
 ROLES: tuple[Role, ...] = (
@@ -162,13 +162,13 @@ def role_chart(num_players: int, preference: str) -> tuple[int, ...]:
 ACTION, STORAGE, RANDOM, ELECTION = range(4)
 TYPE_NAMES = ("Action", "Storage", "Random", "Election")
 
-# whom an event targets: each row's `target` (T_*) names its target rule; rules.EVENT_TARGETS holds the
+# whom an event targets: each row's `target` (T_*) names its target rule; events.EVENT_TARGETS holds the
 # function of each name (checked at import)
 TARGETS = ("none", "drawer", "random", "elected")
 T_NONE, T_DRAWER, T_RANDOM, T_ELECT = range(len(TARGETS))
 TARGET_NAMES = ("-", "the drawer", "random living", "elected living")
 
-# effect primitives: each event row names its effect; rules.EVENT_EFFECTS holds the handler of each
+# effect primitives: each event row names its effect; events.EVENT_EFFECTS holds the handler of each
 # name (checked at import), so a misspelt name fails when the rules are imported
 EFFECTS = (
     "open_extra_slot",
@@ -219,9 +219,9 @@ class Event(NamedTuple):
     name: str
     type: int
     delay: int  # 0, or the number of rounds until it resolves (the Delayed icon)
-    target: int  # T_*: whom it targets (the rule: rules.EVENT_TARGETS[TARGETS[target]])
+    target: int  # T_*: whom it targets (the rule: events.EVENT_TARGETS[TARGETS[target]])
     count: int  # number of target players
-    effect: str  # the name of its effect (EFFECTS; the handler: rules.EVENT_EFFECTS)
+    effect: str  # the name of its effect (EFFECTS; the handler: events.EVENT_EFFECTS)
     param: int  # rounds of silence
     resources: tuple[int, ...]  # the resources printed in bold on the card
     text: str

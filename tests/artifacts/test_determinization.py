@@ -13,7 +13,6 @@ import copy
 import numpy as np
 
 from envs.artifacts import data as D
-from envs.artifacts import rules as R
 from envs.artifacts.rules import Artifacts
 from envs.artifacts.vault import Vault
 from envs.core import Layout
@@ -208,6 +207,6 @@ def test_clone_of_a_vote_keeps_the_secret_ballots():
     pass_window(g)
     act(g, g.A_YES)
     c = g.clone()
-    assert c.ballots == g.ballots and c.phase == R.PH_KEEP
+    assert c.ballots == g.ballots and c.phase == D.PH_KEEP
     vote_all(c, c.A_NO)
-    assert g.phase == R.PH_KEEP and sum(b >= 0 for b in g.ballots) == 1 and not any(g.keep_sell.ravel())
+    assert g.phase == D.PH_KEEP and sum(b >= 0 for b in g.ballots) == 1 and not any(g.keep_sell.ravel())

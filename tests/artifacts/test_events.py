@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from envs.artifacts import data as D
-from envs.artifacts import rules as R
 
 from .util import SEVEN, act, elect, finish_round, pass_window, table, talk_none, vote_all
 
@@ -29,8 +28,8 @@ def test_storage_expansion():
     g = draw("Storage Expansion", storage=(2, 2, 1, 0, 0), then=[3])
     assert g.capacity == 6  # resolved; round 2 (Bronze Helm) has begun
     pass_window(g)
-    vote_all(g, g.A_YES, R.PH_KEEP)
-    assert sum(g.storage) == 6 and g.phase != R.PH_OVERFLOW  # the 6th piece fits
+    vote_all(g, g.A_YES, D.PH_KEEP)
+    assert sum(g.storage) == 6 and g.phase != D.PH_OVERFLOW  # the 6th piece fits
 
 
 def test_storage_expansion_is_nulled_while_borrow_exhibit_is_active():
@@ -53,7 +52,7 @@ def test_borrow_exhibit_is_nulled_while_storage_expansion_is_active():
 
 def test_foxfire():
     g = draw("Foxfire", first_seat=0)
-    assert g.phase == R.PH_FOXFIRE and g.current_player() == 0
+    assert g.phase == D.PH_FOXFIRE and g.current_player() == 0
     act(g, g.A_ROLE + D.MAFIA_BOSS)
     assert g.revealed[5]
 
@@ -77,7 +76,7 @@ def test_scapegoat():
 
 def test_chosen_one():
     g = draw("Chosen One")
-    assert g.phase == R.PH_PEEK
+    assert g.phase == D.PH_PEEK
     p = g.current_player()
     t = (p + 1) % 7
     act(g, g.A_SEAT + 1)
@@ -123,7 +122,7 @@ def test_gag_order():
 def test_night_watch():
     g = draw("Night Watch")
     elect(g, lambda s: 2)
-    assert g.phase == R.PH_PEEK and g.current_player() == 2
+    assert g.phase == D.PH_PEEK and g.current_player() == 2
     act(g, g.A_SEAT + (6 - 2) % 7)
     assert (2, 6) in g.peeks
 
@@ -163,7 +162,7 @@ def test_stage_fright():
 
 def test_restoration_grant():
     g = draw("Restoration Grant", sold=(0, 1, 2, 0, 0))
-    assert g.phase == R.PH_RESTORE
+    assert g.phase == D.PH_RESTORE
     mask = g.legal_action_mask()
     assert [a for a in range(5) if mask[g.A_ART + a]] == [1, 2]
     vote_all(g, g.A_ART + 2)
@@ -172,14 +171,14 @@ def test_restoration_grant():
 
 def test_private_donation():
     g = draw("Private Donation")
-    vote_all(g, g.A_ART + 4, R.PH_DONATION)
+    vote_all(g, g.A_ART + 4, D.PH_DONATION)
     assert g.storage[4] == 1
     g.check_invariants()
 
 
 def test_museum_theft():
     g = draw("Museum Theft", storage=(1, 2, 0, 0, 0))
-    vote_all(g, g.A_ART + 1, R.PH_THEFT)
+    vote_all(g, g.A_ART + 1, D.PH_THEFT)
     assert g.storage == [1, 1, 0, 0, 0] and g.discard[1] == 1
 
 
@@ -201,7 +200,7 @@ RED_TAPE_ELECTIONS = [e.name for e in D.EVENTS if D.RED_TAPE in e.resources]
 def red_tape(g):
     """The first window player suggests Red Tape for this round's Election; seats 0-2 agree."""
     act(g, g.A_RES + D.RED_TAPE)
-    vote_all(g, lambda s: g.A_YES if s in (0, 1, 2) else g.A_NO, R.PH_AGREE)
+    vote_all(g, lambda s: g.A_YES if s in (0, 1, 2) else g.A_NO, D.PH_AGREE)
     assert g.red_tape
 
 
@@ -213,7 +212,7 @@ def test_police_raid_leaves_a_red_taped_election(event):
     pass_window(g)
     assert g.round == 2 and [d[0] for d in g.delayed] == [D.EVENT_ID[event]]
     pass_window(g)  # Police Raid resolves, then the Red-Taped Election at the end of round 2
-    assert g.round == 2 and g.phase in (R.PH_TALK, R.PH_ELECT)
+    assert g.round == 2 and g.phase in (D.PH_TALK, D.PH_ELECT)
 
 
 def test_police_raid_cancels_delayed_cards_but_not_a_red_taped_election():
@@ -230,7 +229,7 @@ def test_police_raid_cancels_delayed_cards_but_not_a_red_taped_election():
         D.EVENT_ID[e] for e in ("Curse of the Pharaoh", "Interrogation")
     )
     pass_window(g)  # round 3: Police Raid cancels the Curse; the Interrogation is held at the end of round 3
-    assert g.round == 3 and g.phase in (R.PH_TALK, R.PH_ELECT) and not g.delayed
+    assert g.round == 3 and g.phase in (D.PH_TALK, D.PH_ELECT) and not g.delayed
     elect(g, lambda s: 5)
     assert g.revealed[5] and all(g.alive)  # the Interrogation happened, the Curse did not
 
@@ -268,7 +267,7 @@ def test_tribunal():
     assert g.delayed and g.delayed[0][0] == D.EVENT_ID["Tribunal"]
     pass_window(g)
     # the election is held at the end of the next round
-    while g.phase != R.PH_TALK and g.phase != R.PH_ELECT:
+    while g.phase != D.PH_TALK and g.phase != D.PH_ELECT:
         act(g, int(np.flatnonzero(g.legal_action_mask())[0]))
     talk_none(g)
     elect(g, lambda s: 6)
@@ -278,9 +277,9 @@ def test_tribunal():
 def test_sealed_crate():
     g = draw("Sealed Crate", then=["Quiet Day", "Amnesty"])
     finish_round(g)
-    while g.phase != R.PH_DONATION:
+    while g.phase != D.PH_DONATION:
         act(g, g.A_PASS)
-    vote_all(g, g.A_ART + 3, R.PH_DONATION)
+    vote_all(g, g.A_ART + 3, D.PH_DONATION)
     assert g.storage[3] == 1
 
 
@@ -293,7 +292,7 @@ def test_smuggling_ring():
 
 def test_lost_map():
     g = draw("Lost Map", first_seat=4)
-    assert g.phase == R.PH_PEEK and g.current_player() == 4
+    assert g.phase == D.PH_PEEK and g.current_player() == 4
     act(g, g.A_SEAT + (0 - 4) % 7)
     ks = g.observation_dict(4)["known_sides"][(0 - 4) % 7]
     assert ks[D.ACADEMICS] == 1

@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
+from envs.artifacts import abilities, events, resources, votes
 from envs.artifacts import data as D
-from envs.artifacts import rules as R
 from envs.artifacts.rules import Artifacts
 from envs.core import IllegalActionError
 from envs.core.flow import Decide, Do
@@ -17,16 +17,16 @@ from .util import SEVEN, TEN_FULL, act, kill, pass_window, table
 
 
 def test_every_data_row_names_a_handler():
-    assert set(R.EVENT_EFFECTS) == set(D.EFFECTS)
-    assert [R.EVENT_EFFECTS[e.effect] for e in D.EVENTS] == list(R.EVENT_EFFECT)
+    assert set(events.EVENT_EFFECTS) == set(D.EFFECTS)
+    assert [events.EVENT_EFFECTS[e.effect] for e in D.EVENTS] == list(events.EVENT_EFFECT)
     for role, row in enumerate(D.ROLES):
-        assert (R.ROLE_ABILITY[role] is not None) == D.ROLE_ACTIVE[role] == (row.ability == "active")
-    assert set(R.RESOURCE_RULES) == {r.name for r in D.RESOURCES}
-    assert [R.RESOURCE_RULES[r.name] for r in D.RESOURCES] == list(R.RESOURCE_RULE)
-    assert set(R.EVENT_TARGETS) == set(D.TARGETS)
-    assert [R.EVENT_TARGETS[D.TARGETS[e.target]] for e in D.EVENTS] == list(R.EVENT_TARGET)
-    assert set(R.PIECE_VOTES) == set(R.TYPE_VOTES)
-    assert tuple(R.VOTES) == R.VOTE_PHASES  # every vote kind: mask, ballot, close, resampled ballot
+        assert (abilities.ROLE_ABILITY[role] is not None) == D.ROLE_ACTIVE[role] == (row.ability == "active")
+    assert set(resources.RESOURCE_RULES) == {r.name for r in D.RESOURCES}
+    assert [resources.RESOURCE_RULES[r.name] for r in D.RESOURCES] == list(resources.RESOURCE_RULE)
+    assert set(events.EVENT_TARGETS) == set(D.TARGETS)
+    assert [events.EVENT_TARGETS[D.TARGETS[e.target]] for e in D.EVENTS] == list(events.EVENT_TARGET)
+    assert set(votes.PIECE_VOTES) == set(D.TYPE_VOTES)
+    assert tuple(votes.VOTES) == D.VOTE_PHASES  # every vote kind: mask, ballot, close, resampled ballot
 
 
 @pytest.mark.parametrize(
@@ -39,9 +39,9 @@ def test_an_event_resolves_through_the_target_rule_its_row_names(event, targets,
     ev = D.EVENT_ID[event]
     assert D.TARGETS[D.EVENTS[ev].target] == targets
     seen = []
-    table_of = list(R.EVENT_TARGET)
+    table_of = list(events.EVENT_TARGET)
     table_of[ev] = lambda game, e, ballot_box: seen.append((e, ballot_box))
-    monkeypatch.setattr(R, "EVENT_TARGET", tuple(table_of))
+    monkeypatch.setattr(events, "EVENT_TARGET", tuple(table_of))
     g = table(7, SEVEN, top=[event])
     pass_window(g)
     assert seen == [(ev, 0)]
@@ -57,7 +57,7 @@ def test_the_window_mask_and_the_illegal_action_reason_come_from_one_refusal():
             g = Artifacts(rng=np.random.default_rng(seed), num_players=7, site=site)
             while not g.is_terminal():
                 mask = g.legal_action_mask()
-                if g.phase == R.PH_WINDOW:
+                if g.phase == D.PH_WINDOW:
                     s = g.current_player()
                     for action, (option, k) in g._window_action:
                         why = option.refusal(g, s, k)
@@ -123,7 +123,7 @@ def test_a_vote_is_one_decision_per_voter_over_the_step_that_closes_it():
     frames = g.flow.frames
     ballots = frames[-len(voters) :]
     assert [f.player for f in reversed(ballots)] == voters  # in seat order from the drawer
-    assert all(type(f) is Decide and f.kind == R.PH_KEEP for f in ballots)
+    assert all(type(f) is Decide and f.kind == D.PH_KEEP for f in ballots)
     close = frames[-len(voters) - 1]
     assert type(close) is Do and close.run is Artifacts._close_keep
     before = [g.observation(p) for p in range(7)]

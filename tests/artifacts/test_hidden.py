@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from envs.artifacts import data as D
-from envs.artifacts import rules as R
 from envs.artifacts.baseline import ScriptedArtifactsPolicy
 from envs.artifacts.rules import Artifacts
 from envs.artifacts.vault import Vault
@@ -123,7 +122,7 @@ def test_scripted_mafia_boss_kills_a_revealed_possessed():
     g.revealed[0] = True
     policy = ScriptedArtifactsPolicy(7)
     act(g, policy(g.observation(5), g.legal_action_mask()))
-    assert g.phase == R.PH_TARGET
+    assert g.phase == D.PH_TARGET
     act(g, policy(g.observation(5), g.legal_action_mask()))
     assert g.winner == D.LOOTERS
 
@@ -220,7 +219,7 @@ def spain_samples(g: Artifacts, count: int = 40, seed: int = 0) -> list[Artifact
 def test_spain_a_piece_sold_by_vote_stays_known():
     g = table(7, SEVEN, site="spain", sold_start=False, top=[2, "Quiet Day"])
     pass_window(g)
-    vote_all(g, g.A_NO, R.PH_KEEP)  # the Crystal Skull is sold, face down
+    vote_all(g, g.A_NO, D.PH_KEEP)  # the Crystal Skull is sold, face down
     assert g.sold == [0, 0, 1, 0, 0]
     for s in spain_samples(g):
         assert s.sold == [0, 0, 1, 0, 0] and s.discard == [0] * 5
@@ -234,11 +233,11 @@ def test_spain_a_random_payment_keeps_what_sold_and_discard_hold_together():
     g = table(7, SEVEN, site="spain", sold_start=False, top=[0, 0, "Interrogation", "Quiet Day"])
     for _ in range(2):
         pass_window(g)
-        vote_all(g, g.A_NO, R.PH_KEEP)
-        vote_all(g, g.A_PASS, R.PH_EXTRA)
+        vote_all(g, g.A_NO, D.PH_KEEP)
+        vote_all(g, g.A_PASS, D.PH_EXTRA)
     assert g.round == 3 and g.sold == [2, 0, 0, 0, 0]
     act(g, g.A_RES + D.RED_TAPE)
-    vote_all(g, lambda s: g.A_YES if s < 3 else g.A_NO, R.PH_AGREE)
+    vote_all(g, lambda s: g.A_YES if s < 3 else g.A_NO, D.PH_AGREE)
     assert g.red_tape and g.discard == [1, 0, 0, 0, 0]
     for s in spain_samples(g):
         assert s.sold == [1, 0, 0, 0, 0] and s.discard == [1, 0, 0, 0, 0]
@@ -249,7 +248,7 @@ def test_spain_a_search_that_finds_nothing_empties_the_pile_of_that_artifact():
     g = table(7, SEVEN, site="spain", sold=(0, 0, 0, 3, 0), discard=(0, 0, 0, 2, 0), top=["Private Donation"])
     g.vault = Vault.unknown(g.hidden_pieces(), 3, 2)  # the public knows only the sizes
     pass_window(g)
-    vote_all(g, g.A_ART + 3, R.PH_DONATION)
+    vote_all(g, g.A_ART + 3, D.PH_DONATION)
     assert g.storage[3] == 0
     samples = spain_samples(g)
     for s in samples:

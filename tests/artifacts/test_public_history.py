@@ -59,7 +59,7 @@ class History:
             assert sample.teams()[s] == D.ROLE_SIDE[role]
         for s, side in self.checks[p].items():
             assert D.APPARENT_SIDE[int(sample.roles[s])] == side, f"player {p}'s side check of seat {s}"
-        if original.phase >= 0 and R.IS_VOTE[original.phase] and original.ballots[p] >= 0:
+        if original.phase >= 0 and D.IS_VOTE[original.phase] and original.ballots[p] >= 0:
             assert sample.ballots[p] == original.ballots[p], "player's own secret ballot changed"
         # public facts: Reveals, deaths, clears
         for s, role in self.roles_seen.items():
@@ -91,7 +91,7 @@ class History:
             assert np.array_equal(getattr(sample, name), getattr(original, name)), name
         # what the public deduces from the game going on: a Looter is hidden, the Possessed lives
         if not original.is_terminal():
-            assert not sample.all_looters_revealed() or sample.phase == R.PH_TARGET
+            assert not sample.all_looters_revealed() or sample.phase == D.PH_TARGET
             assert not sample.possessed_dead()
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from envs.artifacts import data as D
-from envs.artifacts import rules as R
 
 from .util import SEVEN, act, elect, finish_round, pass_window, table, talk_none, vote_all
 
@@ -16,8 +15,8 @@ def suggest(g, r, yes_voters):
     """The current window player suggests resource r; `yes_voters` agree, the rest disagree."""
     assert g.legal_action_mask()[g.A_RES + r]
     act(g, g.A_RES + r)
-    assert g.phase == R.PH_AGREE
-    vote_all(g, lambda s: g.A_YES if s in yes_voters else g.A_NO, R.PH_AGREE)
+    assert g.phase == D.PH_AGREE
+    vote_all(g, lambda s: g.A_YES if s in yes_voters else g.A_NO, D.PH_AGREE)
 
 
 def test_resource_needs_a_third_of_the_living_to_agree():
@@ -69,7 +68,7 @@ def test_ballot_box_turns_a_random_event_into_an_election():
     suggest(g, BB, {0, 1, 2})
     assert g.ballot_box
     pass_window(g)
-    assert g.phase in (R.PH_TALK, R.PH_ELECT)
+    assert g.phase in (D.PH_TALK, D.PH_ELECT)
     elect(g, lambda s: 4)
     assert g.revealed[4] and sum(g.revealed) == 1
 
@@ -102,7 +101,7 @@ def test_each_resource_once_a_round():
 def test_china_minority_is_silenced_next_round():
     g = table(7, SEVEN, site="china", top=[1, "Quiet Day"])
     pass_window(g)
-    vote_all(g, lambda s: g.A_YES if s < 5 else g.A_NO, R.PH_KEEP)
+    vote_all(g, lambda s: g.A_YES if s < 5 else g.A_NO, D.PH_KEEP)
     assert g.is_silenced(5) and g.is_silenced(6) and g.silenced_until[5] == 2
     assert not g.is_silenced(0)
 
@@ -128,9 +127,9 @@ def test_spain_hides_sold_and_discard():
 def test_spain_pile_condition_is_not_announced_until_called():
     g = table(7, SEVEN, site="spain", sold=(2, 2, 2, 2, 1), top=[4])
     pass_window(g)
-    vote_all(g, g.A_NO, R.PH_KEEP)  # the 2nd Chalice is Sold: the condition holds, unannounced
+    vote_all(g, g.A_NO, D.PH_KEEP)  # the 2nd Chalice is Sold: the condition holds, unannounced
     assert not g.is_terminal() and g.looters_pile_condition()
-    while g.phase != R.PH_WINDOW:
+    while g.phase != D.PH_WINDOW:
         act(g, g.A_PASS if g.legal_action_mask()[g.A_PASS] else int(np.flatnonzero(g.legal_action_mask())[0]))
     act(g, g.A_CALL)
     assert g.winner == D.LOOTERS
@@ -154,7 +153,7 @@ def test_greece_each_player_learns_the_next_seats_side():
 def test_talk_tokens_before_an_election_are_public_at_once():
     g = table(7, SEVEN, top=["Interrogation"])
     pass_window(g)
-    assert g.phase == R.PH_TALK
+    assert g.phase == D.PH_TALK
     speaker = g.current_player()
     act(g, g.A_ACCUSE + (4 - speaker) % 7)
     for p in range(7):
@@ -163,13 +162,13 @@ def test_talk_tokens_before_an_election_are_public_at_once():
     act(g, g.A_VOUCH + (2 - nxt) % 7)
     assert g.observation_dict(0)["talk_record"][(nxt - 0) % 7, 2] > 0
     talk_none(g)
-    assert g.phase == R.PH_ELECT
+    assert g.phase == D.PH_ELECT
 
 
 def test_talk_off_means_silent_votes():
     g = table(7, SEVEN, talk=False, top=["Interrogation"])
     pass_window(g)
-    assert g.phase == R.PH_ELECT
+    assert g.phase == D.PH_ELECT
 
 
 def test_silenced_players_do_not_discuss():
@@ -177,7 +176,7 @@ def test_silenced_players_do_not_discuss():
     g.silenced_until[3] = 4
     pass_window(g)
     talkers = []
-    while g.phase == R.PH_TALK:
+    while g.phase == D.PH_TALK:
         talkers.append(g.current_player())
         act(g, g.A_PASS)
     assert 3 not in talkers and len(talkers) == 6

@@ -44,9 +44,9 @@ def test_mafia_boss_knows_the_tomb_raiders_forger_knows_the_boss_academics_nobod
 
 
 def use(g, seat, target_action):
-    assert g.current_player() == seat and g.phase == R.PH_WINDOW
+    assert g.current_player() == seat and g.phase == D.PH_WINDOW
     act(g, g.A_USE)
-    assert g.phase == R.PH_TARGET and g.revealed[seat]
+    assert g.phase == D.PH_TARGET and g.revealed[seat]
     act(g, target_action)
 
 
@@ -55,7 +55,7 @@ def test_mafia_boss_hit_kills_and_reveals_both():
     use(g, 5, g.A_SEAT + (2 - 5) % 7)  # kill the Curator
     assert not g.alive[2] and g.revealed[2] and g.revealed[5] and g.ability_used[5]
     # the dead Curator may still use the unused Active ability
-    assert g.phase == R.PH_DEATH and g.current_player() == 2
+    assert g.phase == D.PH_DEATH and g.current_player() == 2
     act(g, g.A_USE)
     act(g, g.A_ART + 1)
     assert g.storage[1] == 1 and g.ability_used[2]
@@ -110,12 +110,12 @@ def test_shaman_wrong_guess_with_empty_discard_sends_the_next_discard_back():
         act(g, g.A_PASS if g.legal_action_mask()[g.A_PASS] else int(np.flatnonzero(g.legal_action_mask())[0]))
     pass_window(g)
     in_pile = sum(1 for c in g.pile if 5 <= c < 10)
-    assert g.phase == R.PH_THEFT
+    assert g.phase == D.PH_THEFT
     close = next(
         i for i, f in enumerate(g.flow.frames) if type(f) is Do
     )  # the vote's close, below its ballots
     g.flow.frames[:close] = [Do(R.Artifacts._round)]  # after the vote, straight to the next round
-    vote_all(g, g.A_ART + 1, R.PH_THEFT)
+    vote_all(g, g.A_ART + 1, D.PH_THEFT)
     assert g.storage == [1, 1, 0, 0, 0] and g.discard == [0] * 5
     assert sum(1 for c in g.pile if 5 <= c < 10) + (g.card_in_hand and 5 <= g.card < 10) == in_pile + 1
     assert not g.shaman_curse
@@ -138,9 +138,9 @@ def test_curator_restore_into_full_storage_replaces_by_vote():
         first_seat=2,
     )
     use(g, 2, g.A_ART + 3)
-    assert g.phase == R.PH_REPLACE
+    assert g.phase == D.PH_REPLACE
     assert not g.legal_action_mask()[g.A_ART + 3]  # only the original pieces may be replaced
-    vote_all(g, g.A_ART + 2, R.PH_REPLACE)
+    vote_all(g, g.A_ART + 2, D.PH_REPLACE)
     assert g.storage == [2, 2, 0, 1, 0] and g.discard[2] == 1  # Replace: the old piece is Discarded
 
 
@@ -175,7 +175,7 @@ def test_silenced_player_keeps_the_ability_but_does_not_vote():
     assert g.current_player() == 3 and g.legal_action_mask()[g.A_USE]
     pass_window(g)
     voters = []
-    while g.phase == R.PH_KEEP:
+    while g.phase == D.PH_KEEP:
         voters.append(g.current_player())
         act(g, g.A_NO)
     assert 3 not in voters

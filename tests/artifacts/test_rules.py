@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from envs.artifacts import data as D
-from envs.artifacts import rules as R
 from envs.artifacts.rules import Artifacts
 
 from .util import FIVE_BASIC, SEVEN, act, finish_round, kill, pass_window, table, vote_all
@@ -44,7 +43,7 @@ def test_drawing_passes_to_the_next_living_seat():
 def test_round_window_every_living_player_once_from_the_drawer():
     g = table(7, SEVEN, top=["Quiet Day"], first_seat=3)
     order = []
-    while g.phase == R.PH_WINDOW and g.round == 1:
+    while g.phase == D.PH_WINDOW and g.round == 1:
         order.append(g.current_player())
         act(g, g.A_PASS)
     assert order == [3, 4, 5, 6, 0, 1, 2]
@@ -53,7 +52,7 @@ def test_round_window_every_living_player_once_from_the_drawer():
 def test_keep_vote_majority_keeps_into_storage():
     g = table(7, SEVEN, storage=(1, 1, 1, 0, 0), top=[HELM], first_seat=0)
     pass_window(g)
-    assert g.phase == R.PH_KEEP
+    assert g.phase == D.PH_KEEP
     vote_all(g, lambda s: g.A_YES if s < 4 else g.A_NO)
     assert g.storage[HELM] == 1 and g.sold[HELM] == 0
 
@@ -91,7 +90,7 @@ def test_silenced_and_dead_players_do_not_vote():
     g.revealed[3] = True
     pass_window(g)
     voters = []
-    while g.phase == R.PH_KEEP:
+    while g.phase == D.PH_KEEP:
         voters.append(g.current_player())
         act(g, g.A_YES)
     assert sorted(voters) == [0, 1, 4, 5, 6]
@@ -101,7 +100,7 @@ def test_sixth_kept_piece_forces_a_sale_of_one_of_the_other_five():
     g = table(7, SEVEN, storage=(2, 2, 1, 0, 0), top=[HELM])
     pass_window(g)
     vote_all(g, g.A_YES)
-    assert g.phase == R.PH_OVERFLOW
+    assert g.phase == D.PH_OVERFLOW
     mask = g.legal_action_mask()
     options = [a for a in range(5) if mask[g.A_ART + a]]
     assert options == [JADE, MASK, SKULL]  # the new Bronze Helm is not among the others
@@ -113,7 +112,7 @@ def test_extra_sale_vote_after_an_artifact():
     g = table(7, SEVEN, storage=(2, 1, 0, 0, 0), top=[HELM])
     pass_window(g)
     vote_all(g, g.A_NO)
-    assert g.phase == R.PH_EXTRA
+    assert g.phase == D.PH_EXTRA
     vote_all(g, lambda s: g.A_ART + MASK if s < 4 else g.A_PASS)
     assert g.storage[MASK] == 0 and g.sold[MASK] == 1
 
@@ -138,7 +137,7 @@ def test_pieces_are_sold_only_when_an_artifact_is_drawn():
     while g.round == r:
         phases.add(g.phase)
         act(g, int(np.flatnonzero(g.legal_action_mask())[0]))
-    assert R.PH_EXTRA not in phases and R.PH_KEEP not in phases
+    assert D.PH_EXTRA not in phases and D.PH_KEEP not in phases
 
 
 def test_academics_win_with_four_pieces_of_one_artifact():
@@ -175,7 +174,7 @@ def test_order_of_execution_boss_kills_possessed_as_last_hidden_looter():
     g.revealed[4] = g.revealed[6] = True
     assert g.current_player() == 5
     act(g, g.A_USE)
-    assert g.phase == R.PH_TARGET
+    assert g.phase == D.PH_TARGET
     act(g, g.A_SEAT + (0 - 5) % 7)
     assert g.winner == D.LOOTERS
 
@@ -224,9 +223,9 @@ def test_dead_player_is_revealed_and_cannot_be_elected():
     kill(g, 2)
     assert g.revealed[2] and not g.alive[2]
     pass_window(g)
-    while g.phase == R.PH_TALK:
+    while g.phase == D.PH_TALK:
         act(g, g.A_PASS)
-    assert g.phase == R.PH_ELECT
+    assert g.phase == D.PH_ELECT
     p = g.current_player()
     assert not g.legal_action_mask()[g.A_SEAT + (2 - p) % 7]
     assert g.legal_action_mask()[g.A_SEAT]  # one may elect oneself
@@ -238,7 +237,7 @@ def test_artifact_votes_have_no_discussion():
     while g.round == 1:
         phases.add(g.phase)
         act(g, int(np.flatnonzero(g.legal_action_mask())[0]))
-    assert R.PH_KEEP in phases and R.PH_TALK not in phases
+    assert D.PH_KEEP in phases and D.PH_TALK not in phases
 
 
 def test_the_pile_is_shuffled_after_a_search():
@@ -247,7 +246,7 @@ def test_the_pile_is_shuffled_after_a_search():
         g = table(7, SEVEN, top=["Private Donation"], seed=0)
         g.rng = np.random.default_rng(seed)
         pass_window(g)
-        vote_all(g, g.A_ART + HELM, R.PH_DONATION)
+        vote_all(g, g.A_ART + HELM, D.PH_DONATION)
         orders.add(tuple(g.pile))
     assert len(orders) > 1
 
@@ -258,7 +257,7 @@ def test_dead_mafia_boss_may_still_hit():
     from .util import elect
 
     elect(g, lambda s: 5)
-    assert not g.alive[5] and g.phase == R.PH_DEATH and g.current_player() == 5
+    assert not g.alive[5] and g.phase == D.PH_DEATH and g.current_player() == 5
     act(g, g.A_USE)
     act(g, g.A_SEAT + (0 - 5) % 7)
     assert g.winner == D.LOOTERS
@@ -275,8 +274,8 @@ def test_piece_vote_ties_are_broken_at_random():
             seed=seed,
         )
         pass_window(g)
-        vote_all(g, g.A_YES, R.PH_KEEP)
-        vote_all(g, lambda s, g=g: g.A_ART + (JADE if s < 3 else MASK), R.PH_OVERFLOW)
+        vote_all(g, g.A_YES, D.PH_KEEP)
+        vote_all(g, lambda s, g=g: g.A_ART + (JADE if s < 3 else MASK), D.PH_OVERFLOW)
         results.add((g.storage[JADE], g.storage[MASK]))
     assert results == {(1, 2), (2, 1)}
 
@@ -284,7 +283,7 @@ def test_piece_vote_ties_are_broken_at_random():
 def test_closed_votes_are_recorded_per_player():
     g = table(7, SEVEN, storage=(1, 0, 0, 0, 0), top=[HELM])
     pass_window(g)
-    vote_all(g, lambda s: g.A_YES if s < 5 else g.A_NO, R.PH_KEEP)
+    vote_all(g, lambda s: g.A_YES if s < 5 else g.A_NO, D.PH_KEEP)
     for p in (0, 3):
         v = g.observation_dict(p)
         for s in range(7):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.artifacts import rules as R
+from envs.artifacts import data as D
 from envs.artifacts.rules import Artifacts
 
 
@@ -33,7 +33,7 @@ def kill(g: Artifacts, s: int) -> None:
     g._kill(s)
     g.touch()
     g._advance()
-    if g.phase == R.PH_DEATH and g.current_player() == s:
+    if g.phase == D.PH_DEATH and g.current_player() == s:
         act(g, g.A_PASS)
 
 
@@ -46,7 +46,7 @@ def seat_action(g: Artifacts, target: int, block: str = "seat") -> int:
 def pass_window(g: Artifacts) -> None:
     """Everyone passes in this round's window."""
     r = g.round
-    while g.phase == R.PH_WINDOW and g.round == r:
+    while g.phase == D.PH_WINDOW and g.round == r:
         act(g, g.A_PASS)
 
 
@@ -59,14 +59,14 @@ def vote_all(g: Artifacts, choice, phase=None) -> None:
 
 
 def talk_none(g: Artifacts) -> None:
-    while g.phase == R.PH_TALK:
+    while g.phase == D.PH_TALK:
         act(g, g.A_PASS)
 
 
 def elect(g: Artifacts, target_of) -> None:
     """Answer the discussion with silence and elect `target_of(voter)` (absolute seats)."""
     talk_none(g)
-    vote_all(g, lambda s: g.A_SEAT + (target_of(s) - s) % g.num_players, R.PH_ELECT)
+    vote_all(g, lambda s: g.A_SEAT + (target_of(s) - s) % g.num_players, D.PH_ELECT)
 
 
 def finish_round(g: Artifacts) -> int:
@@ -74,11 +74,11 @@ def finish_round(g: Artifacts) -> int:
     r = g.round
     while g.round == r and not g.is_terminal():
         mask = g.legal_action_mask()
-        if g.phase == R.PH_WINDOW and g.A_CALL < len(mask):
+        if g.phase == D.PH_WINDOW and g.A_CALL < len(mask):
             act(g, g.A_PASS)
         elif mask[g.A_PASS]:
             act(g, g.A_PASS)
-        elif g.phase in (R.PH_KEEP, R.PH_AGREE):
+        elif g.phase in (D.PH_KEEP, D.PH_AGREE):
             act(g, g.A_NO)
         else:
             act(g, int(np.flatnonzero(mask)[0]))
