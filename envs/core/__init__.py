@@ -2,9 +2,9 @@
 and Gymnasium faces, and the batched environment (VectorGames)."""
 
 from .config import build_config
-from .errors import ConfigError, IllegalActionError, OrderError
+from .errors import ConfigError, IllegalActionError, OrderError, PositionError
 from .flow import Decide, Do, TurnFlow
-from .game import Game, GameType
+from .game import Definition, Game, GameType
 from .layout import ActionGroup, Layout, PieceSpec, piece
 from .observer import Observer
 from .policies import RandomPolicy
@@ -16,6 +16,7 @@ __all__ = [
     "ActionGroup",
     "ConfigError",
     "Decide",
+    "Definition",
     "Do",
     "Game",
     "GameType",
@@ -25,6 +26,7 @@ __all__ = [
     "PieceSpec",
     "Observer",
     "OrderError",
+    "PositionError",
     "RandomPolicy",
     "Search",
     "SearchBudget",

@@ -63,17 +63,20 @@ class TabletopAECEnv(AECEnv):
 
     # ----- AEC API -------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None):
+        """A new game; `options={"state": position}` starts from a saved position (Game.to_dict) instead
+        (a bad position raises PositionError and leaves the env as it was)."""
+        loaded = self.game_class.start_from(options, self.config)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         game_seed = int(self._rng.integers(2**63))
-        self.game = self.game_class(self.config, np.random.default_rng(game_seed))
+        self.game = loaded or self.game_class(self.config, np.random.default_rng(game_seed))
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self._last_returns = np.zeros(self.game.num_players)
+        self._last_returns = np.asarray(self.game.returns(), dtype=np.float64).copy()  # paid before: not again
         self._rewarded = False  # whether the last step changed a return (rewards then need a reset)
         self.agent_selection = self.possible_agents[self.game.current_player()]
 

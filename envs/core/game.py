@@ -365,6 +365,20 @@ class Game(ABC):
         return game
 
     @classmethod
+    def start_from(cls, options: dict | None, config: Any) -> Game | None:
+        """The game `reset(options={"state": position})` starts from, on a face built for `config`
+        (None without that option): a position of another configuration does not fit the face's
+        spaces and is refused."""
+        if not options or "state" not in options:
+            return None
+        game = cls.from_dict(options["state"])
+        if game.config != config:
+            raise PositionError(f"the position is for {game.config}, the environment for {config}")
+        if game.is_terminal() or game.is_truncated():
+            raise PositionError("the position is a finished game: there is nothing to play from it")
+        return game
+
+    @classmethod
     def _position_config(cls, data: Any) -> Any:
         if type(data) is not dict or data.get("format") != FORMAT:
             raise PositionError(f"not a position (a position is an object with format {FORMAT!r})")

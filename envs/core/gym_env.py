@@ -10,8 +10,8 @@ import numpy as np
 from gymnasium import spaces
 
 from .config import build_config
-from .errors import IllegalActionError, OrderError
-from .policies import checked_seat, deal_for_seat, is_over, play_others, seat_policies
+from .errors import IllegalActionError, OrderError, PositionError
+from .policies import checked_seat, deal_for_seat, is_over, play_others, reset_policies, seat_policies
 from .registry import GameSpec, spec
 from .render import show
 
@@ -93,14 +93,26 @@ class SingleSeatEnv(gymnasium.Env):
         self._rewards_along = probe.game_type().reward_model == "rewards"
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """A new episode; `options={"state": position}` starts from a saved position (Game.to_dict), the
+        opponents playing from it up to the learner's seat (a bad position raises PositionError and
+        leaves the env as it was)."""
+        loaded = self.game_class.start_from(options, self.config)
         super().reset(seed=seed)
-        self._has_reset = True
         rng = self.np_random
-        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
-        self._last_return = 0.0
+        seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
+        if loaded is None:
+            # an episode starts at the learner's first decision (deal_for_seat deals again if it never comes)
+            game = deal_for_seat(self.game_class, self.config, seat, self.opponents, rng)
+        else:
+            game = loaded
+            reset_policies(self.opponents)
+            play_others(game, seat, self.opponents, rng)
+            if is_over(game):
+                raise PositionError(f"the game from that position ends before seat {seat} acts")
+        self._has_reset = True
+        self.seat, self.game = seat, game
+        self._last_return = float(game.returns()[seat])  # what was paid before the position is not paid again
         self._ended_by_illegal = False
-        # an episode starts at the learner's first decision (deal_for_seat deals again if it never comes)
-        self.game = deal_for_seat(self.game_class, self.config, self.seat, self.opponents, rng)
         return self._observe(), self._info()
 
     def step(self, action):
