@@ -1,7 +1,7 @@
 """Exposed as data: the 36 Guests (name, set-up marker, item, effect), grid sizes and constants.
 
 One row per Guest. `marker` is the set-up corner number ("", "3+" or "5+"); `item` names the effect
-in rules.py's table `ITEM_EFFECTS` (checked at import: every item has one); `kind` is "instant" (used at once or lost) or "kept" (the
+in items.py's table `ITEM_EFFECTS` (checked at import: every item has one); `kind` is "instant" (used at once or lost) or "kept" (the
 user keeps it for later turns); `choices` says which decisions the user (or another player) takes as
 separate AEC steps. RULES.md's item table is generated from this table: `python -m envs.exposed.rules_doc` rewrites it.
 """
@@ -279,7 +279,7 @@ GUESTS: tuple[Guest, ...] = (
 
 class ItemChoice(NamedTuple):
     """One kind of choice inside an item (an item step): the observation's `item_choice` one-hot says
-    which one the deciding seat is making, in the order of ITEM_CHOICES; rules.py's ITEM_CHOICE_RULES
+    which one the deciding seat is making, in the order of ITEM_CHOICES; items.py's ITEM_CHOICE_RULES
     names the rule that carries each out."""
 
     item: str

@@ -23,7 +23,7 @@ from .data import GUESTS, ITEM_CHOICES, WIN_WALLETS
 if TYPE_CHECKING:
     from .rules import Exposed
 
-# the decision kinds of rules.py (`Decide.kind`; tests/exposed/test_render.py checks they agree)
+# the decision kinds of decisions.py (`Decide.kind`; tests/exposed/test_render.py checks they agree)
 ACTION, MOVE1, MOVE2, SNITCH_FLIP, OFFER, PICK, DENTIST, PILOT = range(8)
 KIND_TEXT = ("moved", "stole", "exposed", "snitched", "")  # an item is named by its Guest
 
@@ -194,7 +194,7 @@ def decision_text(game: Exposed) -> str:
         return "Game over: players " + ", ".join(map(str, game.winners)) + " share the win."
     decision = game.decision
     kind, p = decision.kind, decision.player
-    _decider, *details = decision.args  # each kind's details: see the decision kinds in rules.py
+    _decider, *details = decision.args  # each kind's details: see the decision kinds in decisions.py
     who = f"player {p}"
     if kind == ACTION:
         options = "Move, Steal, Expose" + (" or Snitch" if not game.player_exposed[p] else "")
