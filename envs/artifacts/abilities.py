@@ -56,7 +56,7 @@ class AbilityRules:
         the Reveal counts for the win conditions only after the effect (Order of Execution)."""
         if not self.revealed[s]:
             self.revealed[s] = True
-            self.log.append(f"player {s} reveals {ROLE_NAMES[self.roles[s]]} to use the ability")
+            self.log += (f"player {s} reveals {ROLE_NAMES[self.roles[s]]} to use the ability",)
         self.flow.decide(PH_TARGET, s, AbilityRules._target_options, AbilityRules._target_choice, s)
 
     def _target_options(self, mask: np.ndarray, s: int) -> None:
@@ -81,7 +81,7 @@ class AbilityRules:
         """The ability's effect (ABILITIES), then the user is Revealed (Order of Execution)."""
         role = int(self.roles[s])
         self.ability_used[s] = True
-        self.log.append(f"player {s} uses the {ROLE_NAMES[role]}'s ability on {target}")
+        self.log += (f"player {s} uses the {ROLE_NAMES[role]}'s ability on {target}",)
         ROLE_ABILITY[role].use(self, s, target)
         self._check_academics()  # the user's Reveal counts now
 

@@ -108,7 +108,7 @@ class EventRules:
             if self.vault is not None:
                 self.vault.borrowed(a, self.hidden_pieces(), self.storage)
             self._search_pile(a)
-            self.log.append(f"Borrow Exhibit: {ARTIFACTS[a]} in the Extra Storage Slot")
+            self.log += (f"Borrow Exhibit: {ARTIFACTS[a]} in the Extra Storage Slot",)
             self._add_to_storage(a)
 
     def _event_restore(self, ev: int, targets: list[int]) -> None:
@@ -140,7 +140,7 @@ class EventRules:
             if self.vault is not None:  # sold face down: which one, nobody sees
                 self.vault.black_market(self.hidden_pieces())
             self._search_pile(a)
-            self.log.append(f"Black Market: {ARTIFACTS[a]} sold")
+            self.log += (f"Black Market: {ARTIFACTS[a]} sold",)
             self._sell(a, seen=self.vault is None)
 
     def _event_cancel_every_delayed(self, ev: int, targets: list[int]) -> None:
@@ -164,10 +164,9 @@ class EventRules:
     def _check_side(self, who: int, whom: int) -> None:
         """A private side check of a living player of the checker's choice: everyone sees who checks
         among which players; only the checker knows whom (and the side seen)."""
-        self.peek_options[len(self.peeks)] = tuple(
-            t for t in range(self.num_players) if t != who and self.alive[t]
-        )
-        self.peeks.append((who, whom))
+        options = tuple(t for t in range(self.num_players) if t != who and self.alive[t])
+        self.peek_options += (options,)
+        self.peeks += ((who, whom),)
 
     def _offer_check(self, t: int) -> None:
         if self.alive[t] and len(self.living()) > 1:
@@ -185,14 +184,14 @@ class EventRules:
     def _reveal(self, s: int) -> None:
         if not self.revealed[s]:
             self.revealed[s] = True
-            self.log.append(f"player {s} is Revealed: {ROLE_NAMES[self.roles[s]]}")
+            self.log += (f"player {s} is Revealed: {ROLE_NAMES[self.roles[s]]}",)
             self._check_academics()
 
     def _kill(self, s: int) -> None:
         if not self.alive[s]:
             return
         self.alive[s] = False
-        self.log.append(f"player {s} dies")
+        self.log += (f"player {s} dies",)
         self._check_looters()
         self._reveal(s)
         if self.winner == NO_WINNER and ROLE_ACTIVE[self.roles[s]] and not self.ability_used[s]:
@@ -214,7 +213,7 @@ class EventRules:
     def _foxfire(self, role: int) -> None:
         holders = [t for t in range(self.num_players) if self.roles[t] == role]
         t = holders[int(self.rng.integers(len(holders)))]
-        self.log.append(f"Foxfire names the {ROLE_NAMES[role]}")
+        self.log += (f"Foxfire names the {ROLE_NAMES[role]}",)
         self._reveal(t)
 
 

@@ -129,10 +129,12 @@ class KnowledgeRules:
         of p's (the apparent side: the Forger shows as an Academic). Cached until a reveal, a clear,
         a check or the deal changes (they change only with the table; resample_hidden drops it)."""
         key = (tuple(self.revealed), tuple(self.cleared), len(self.peeks), self.roles.tobytes())
-        if key != self._know_key:
-            self._know = learn(self.roles, self.revealed, self.cleared, self.peeks)
-            self._know_key = key
-        return self._know
+        memo = self._know_memo  # (the key it was computed for, the knowledge, the one the source holds)
+        if key != memo[0]:
+            know = learn(self.roles, self.revealed, self.cleared, self.peeks)
+            self._know_memo = (key, know, memo[2])
+            return know
+        return memo[1]
 
     def knows_role(self, p: int, s: int) -> bool:
         """Does player p know seat s's exact role? (own, Revealed, or awareness)."""

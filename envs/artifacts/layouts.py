@@ -1,6 +1,6 @@
 """The flat action space and the observation and state layouts of an n-player game: no rule of the
-rulebook, the table as the players and the referee see it (rules.Definition builds them once per
-configuration)."""
+rulebook, the table as the players and the referee see it (definition.ArtifactsDefinition builds them
+once per configuration)."""
 
 from __future__ import annotations
 

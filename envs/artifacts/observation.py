@@ -1,18 +1,17 @@
 """Writing the observation's source vector: no rule of the rulebook, bookkeeping apart from the rules.
-The source (rules.Definition._observe_at) holds the public pieces, rewritten when a step or choice
-changed the table (all but rules.QUIET_STEPS, QUIET_CHOICES and QUIET_PASSES), and the knowledge
-blocks, rewritten then if reveals, clears, private checks or roles changed (they change only with
-the table; resample_hidden marks its sample stale). Each observer's view is one gather through the
-layout's seat axes (Artifacts.observation)."""
+The source (laid out by ArtifactsDefinition._observe_at, definition.py) holds the public pieces,
+rewritten when a step or choice changed the table (all but rules.QUIET_STEPS, QUIET_CHOICES and
+QUIET_PASSES), and the knowledge blocks, rewritten then if reveals, clears, private checks or roles
+changed (they change only with the table; resample_hidden marks its sample stale). Each observer's
+view is one gather through the layout's seat axes (Artifacts.observation). The source and what it
+shows are caches the state determines (Artifacts.DERIVED): a loaded position starts without them."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .data import (
-    MAX_ARTIFACT_DRAWS,
     MAX_DELAY,
-    MAX_ELECTIONS,
     MAX_PURCHASES,
     MAX_ROUNDS,
     MAX_SILENCE,
@@ -20,7 +19,6 @@ from .data import (
     NUM_ARTIFACTS,
     PIECES_PER_ARTIFACT,
     STORAGE_LIMIT,
-    VOTES_PER_SEAT,
 )
 from .knowledge import ROLE_IDS, SIDE_IDS
 
@@ -36,19 +34,20 @@ class ObservationSource:
         """Every seat's role one-hot and what each observer knows by relative seat, from knowledge()
         (rewritten only when that changed)."""
         know = self.knowledge()
-        if know is self._know_written:
+        key, _, written = self._know_memo
+        if know is written:
             return
         rel = self._relative_seats  # [observer, k] -> the seat k places after the observer
         src[self._roles_at] = (self.roles[:, None] == ROLE_IDS).ravel()
         src[self._known_roles_at] = (know.role[self._observers, rel][:, :, None] == ROLE_IDS).ravel()
         src[self._known_sides_at] = (know.side[self._observers, rel][:, :, None] == SIDE_IDS).ravel()
-        self._know_written = know
+        self._know_memo = (key, know, know)
 
     def _build_public(self) -> None:
         """The public pieces (absolute seats), each written at its place in the source."""
         if self._source is None:
             self._source = np.zeros(self._source_size, dtype=np.float32)
-            self._know_written = None
+            self._know_memo = (*self._know_memo[:2], None)  # (the new source holds no knowledge yet)
         pub, at = self._source, self._at
         pub[self._public_at] = self._pub_fixed  # the site and the role chart
         r = self.round
@@ -107,12 +106,8 @@ class ObservationSource:
         pub[at["round"].start] = self.round / MAX_ROUNDS
         if self.last_vote_kind >= 0:
             pub[at["last_vote_kind"].start + self.last_vote_kind] = 1
-            pub[at["last_vote"]] = self.last_vote.ravel()
-        n = self.num_players
-        np.divide(self.keep_sell, MAX_ARTIFACT_DRAWS, out=pub[at["keep_sell_record"]].reshape(n, 2))
-        np.divide(self.majority_record, VOTES_PER_SEAT, out=pub[at["majority_record"]].reshape(n, 2))
-        np.divide(self.election_record, MAX_ELECTIONS, out=pub[at["election_record"]].reshape(n, n))
-        pub[at["talk_last"]] = self.talk_last.ravel()
-        np.divide(self.talk_record, MAX_ELECTIONS, out=pub[at["talk_record"]].reshape(n, n))
+        # the records (last vote, keep / sell, majority, elections, talk) at once, each count divided
+        # by its bound (definition.RECORDS; the last vote is all zero before the first closes)
+        np.divide(self.records, self._records_scale, out=pub[self._records_source_at])
         self._pub_dirty = False
         self._pub_decision = None

@@ -42,7 +42,7 @@ class PileRules:
         if self.shaman_curse:  # the Shaman's wrong guess with an empty Discard
             self.shaman_curse = False
             self._shuffle_into_pile(a)
-            self.log.append(f"the discarded {ARTIFACTS[a]} is shuffled back into the draw pile")
+            self.log += (f"the discarded {ARTIFACTS[a]} is shuffled back into the draw pile",)
             return
         self.discard[a] += 1
         self._check_looters()
@@ -102,4 +102,4 @@ class PileRules:
             self.discard[a] -= 1
             self.sold[a] += 1
             self.vault.discard_to_sold()
-            self.log.append(f"player {s} called wrongly: a discarded piece returns to Sold")
+            self.log += (f"player {s} called wrongly: a discarded piece returns to Sold",)

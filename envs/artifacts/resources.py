@@ -73,13 +73,14 @@ class ResourceRules:
         bought = len(yes) >= need and self.sold_total() >= RESOURCES[r].cost
         self._china([s for s in voters if (self.ballots[s] == self.A_YES) != bought])
         self.suggested = -1
-        self.log.append(
-            f"{RESOURCES[r].name}: {len(yes)} agree (need {need}) -> {'bought' if bought else 'not bought'}"
+        self.log += (
+            f"{RESOURCES[r].name}: {len(yes)} agree (need {need}) -> {'bought' if bought else 'not bought'}",
         )
         if not bought:
             return
         self.bought_now |= 1 << r
-        self.resources_bought[r] += 1
+        times = self.resources_bought
+        self.resources_bought = (*times[:r], times[r] + 1, *times[r + 1 :])
         self._pay(RESOURCES[r].cost)
         if self.winner != NO_WINNER:
             return
@@ -100,18 +101,18 @@ class ResourceRules:
                 self._cancel_status(d)
                 break
 
-    def cancel_status_applies(self, d: list[int]) -> bool:
+    def cancel_status_applies(self, d: tuple[int, ...]) -> bool:
         """Glossary, Cancel Status: "negate the effect of a Delayed event in play AFTER the turn it was
         drawn". A Delayed event is a card with the Delayed icon; a resource never changes a card's type
         (FAQ, Ballot Box), so an Election delayed by Red Tape is no Delayed event: neither Insurance nor
         Police Raid cancels it."""
         return EVENTS[d[0]].delay > 0 and d[2] < self.round
 
-    def _cancel_status(self, d: list[int]) -> None:
-        self.delayed.remove(d)
+    def _cancel_status(self, d: tuple[int, ...]) -> None:
+        self.delayed = tuple(other for other in self.delayed if other != d)
         if self.storage_event == d[0]:
             self.storage_event = -1
-        self.log.append(f"Cancel Status: {EVENTS[d[0]].name}")
+        self.log += (f"Cancel Status: {EVENTS[d[0]].name}",)
 
 
 class ResourceRule(NamedTuple):

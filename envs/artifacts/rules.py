@@ -30,6 +30,10 @@ functions its data rows select beside it, checked at import:
 - knowledge.py: what each player knows of each seat, one rule, `knowledge()` (cached; the
   observation, the picture and resample_hidden read it), and the deals resample_hidden draws.
 - layouts.py: the action space and the layouts; observation.py: writing the observation's source.
+- definition.py: what a configuration fixes (ArtifactsDefinition: offsets, layouts, gathers), shared by
+  every game of it; everything else on a game is its state (clone() copies it, to_dict() writes it).
+- position.py: the conservation laws (check_invariants) and what a loaded position must satisfy
+  (check_position: every refusal a PositionError naming the rule).
 
 observation(p) is one gather (envs.core.observer.seat_gathers, from the layout's seat axes) from a
 source vector in absolute seats, kept current by observation.py; which steps leave it unchanged
@@ -39,15 +43,12 @@ source vector in absolute seats, kept current by observation.py; which steps lea
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
 from envs.core import ActionGroup, Game, GameType
 from envs.core.config import require_choice, require_range
 from envs.core.flow import Do, TurnFlow
-from envs.core.game import copy_rng, copy_state
-from envs.core.observer import seat_gathers
 
 from . import render
 from .abilities import AbilityRules
@@ -70,11 +71,7 @@ from .data import (
     NUM_CARDS,
     NUM_EVENTS,
     NUM_RESOURCES,
-    NUM_ROLES,
     PH_KEEP,
-    PH_OVERFLOW,
-    PH_REPLACE,
-    PH_TARGET,
     PH_WINDOW,
     PHASE_NAMES,
     PIECES_PER_ARTIFACT,
@@ -90,17 +87,18 @@ from .data import (
     STORAGE_EVENTS,
     STORAGE_LIMIT,
     STORAGE_START,
-    role_chart,
 )
+from .definition import ArtifactsDefinition, definition
 from .events import EventRules
-from .knowledge import Knowledge, KnowledgeRules, canonical_pile
-from .layouts import SEAT_BLOCKS, action_blocks, observation_layout, state_layout, vote_target_seats
+from .knowledge import KnowledgeRules, canonical_pile
+from .layouts import SEAT_BLOCKS
 from .observation import ObservationSource
 from .piles import PileRules
+from .position import PositionRules
 from .resources import ResourceRules
 from .vault import Vault
 from .votes import VoteRules
-from .window import WINDOW_OPTIONS, WindowRules
+from .window import WindowRules
 
 
 @dataclass(frozen=True)
@@ -119,134 +117,6 @@ class ArtifactsConfig:
         require_range("max_decisions", self.max_decisions, 1, 10**9)
 
 
-class Definition:
-    """What a configuration fixes, built once and shared by every game of it and by every copy: the
-    flat action space's offsets, the observation and state layouts, the role chart, the observation's
-    source layout and gather index. A game holds these attributes by reference; clone() copies only
-    the mutable state (and the turn flow)."""
-
-    def __init__(self, cfg: ArtifactsConfig):
-        n = self.num_players = cfg.num_players
-        self.spain = cfg.site == "spain"
-        self.china = cfg.site == "china"
-        self.blocks = action_blocks(n)
-        self.A_PASS = 0
-        self.A_YES = 1
-        self.A_NO = 2
-        self.A_SEAT = self.blocks["seat"][0]
-        self.A_ART = self.blocks["artifact"][0]
-        self.A_ROLE = self.blocks["role"][0]
-        self.A_USE = self.blocks["use"][0]
-        self.A_RES = self.blocks["resource"][0]
-        self.A_CALL = self.blocks["call"][0]
-        self.A_ACCUSE = self.blocks["accuse"][0]
-        self.A_VOUCH = self.blocks["vouch"][0]
-        self.num_actions = self.A_VOUCH + n
-        self.observation_layout = observation_layout(n)
-        self.state_layout = state_layout(n, self.observation_layout)
-        self.site = cfg.site
-        self.chart = role_chart(n, cfg.preference)
-        self.num_looters = sum(ROLE_SIDE[r] == LOOTERS for r in self.chart)
-        # the round window's options by action (WINDOW_OPTIONS): action -> (option, index in its block)
-        self._window_option = {
-            self.blocks[name][0] + k: (option, k)
-            for name, option in WINDOW_OPTIONS.items()
-            for k in range(self.blocks[name][1])
-        }
-        self._window_action = tuple(self._window_option.items())
-        self._observe_at(n)
-
-    def _observe_at(self, n: int) -> None:
-        """The observation's source vector, one per game, in absolute seats: every seat's role one-hot
-        [n, roles] (the observer's row is my_role), what each observer knows of every seat by relative
-        seat ([n, n, roles] and [n, n, 2]: its row is known_roles / known_sides), then the public
-        pieces in layout order. observation(p) is one gather from it, derived from the layout's seat
-        axes (envs.core.observer.seat_gathers)."""
-        lay = self.observation_layout
-        R = NUM_ROLES
-        self._roles_at = slice(0, n * R)
-        self._known_roles_at = slice(n * R, n * R + n * n * R)
-        self._known_sides_at = slice(self._known_roles_at.stop, self._known_roles_at.stop + n * n * 2)
-        first_public = lay["known_sides"].offset + lay["known_sides"].size
-        shift = self._known_sides_at.stop - first_public
-        # where each public piece lies in the source, and the part the configuration fixes
-        self._at = {
-            piece.name: slice(piece.offset + shift, piece.offset + shift + piece.size)
-            for piece in lay.pieces
-            if piece.offset >= first_public
-        }
-        self._public_at = slice(first_public + shift, lay.size + shift)
-        self._pub_fixed = np.zeros(lay.size - first_public, dtype=np.float32)
-        self._pub_fixed[self._at["site"].start - shift - first_public + SITES.index(self.site)] = 1
-        for r in self.chart:
-            self._pub_fixed[self._at["chart"].start - shift - first_public + r] += 0.25
-        self._source_size = lay.size + shift
-        self._observers = np.arange(n)[:, None]
-        self._relative_seats = (self._observers + np.arange(n)[None, :]) % n  # [observer, k] -> seat
-        # pieces written together (contiguous in the layout)
-        self._seat_flags_at = slice(self._at["alive"].start, self._at["cleared"].stop)
-        self._piles_at = slice(self._at["storage"].start, self._at["discard"].stop)
-        self._no_piles = [0] * (2 * NUM_ARTIFACTS)
-        names = [piece.name for piece in lay.pieces]
-        for run in (
-            ("alive", "revealed", "silenced", "silence_left", "ability_used", "cleared"),
-            ("storage", "sold", "discard"),
-        ):
-            i = names.index(run[0])
-            assert tuple(names[i : i + len(run)]) == run, f"{run} must stay contiguous in the layout"
-        self._observer_index = seat_gathers(
-            lay,
-            n,
-            starts={name: at.start for name, at in self._at.items()},
-            own={
-                "my_role": self._roles_at.start,
-                "known_roles": self._known_roles_at.start,
-                "known_sides": self._known_sides_at.start,
-            },
-            rotate={"last_vote": vote_target_seats},
-        )
-
-
-@cache
-def definition(cfg: ArtifactsConfig) -> Definition:
-    """The shared definition of a configuration (built once: configs are frozen, so hashable)."""
-    return Definition(cfg)
-
-
-# The mutable state, by how clone() copies it: flat lists, numpy arrays. Besides these, the flow, `delayed`
-# (a list of lists), `peek_options` (a dict), `vault` and `rng` get their own copies; every other
-# attribute is the configuration's fixed definition (shared), an immutable value (ints, tuples,
-# strings), or a read-only cache that is replaced and never written (`_mask_cache`); the observation
-# source `_source` is copied with its flags.
-LIST_FIELDS = (
-    "alive",
-    "revealed",
-    "cleared",
-    "ability_used",
-    "silenced_until",
-    "peeks",
-    "events_gone",
-    "resources_bought",
-    "voting",
-    "ballots",
-    "order",
-    "storage",
-    "sold",
-    "discard",
-    "pile",
-    "log",
-)
-ARRAY_FIELDS = (
-    "roles",
-    "last_vote",
-    "keep_sell",
-    "majority_record",
-    "election_record",
-    "talk_last",
-    "talk_record",
-)
-
-
 class Artifacts(
     WindowRules,
     VoteRules,
@@ -255,40 +125,37 @@ class Artifacts(
     ResourceRules,
     PileRules,
     KnowledgeRules,
+    PositionRules,
     ObservationSource,
     Game,
 ):
     name = "artifacts"
     config_class = ArtifactsConfig
+    rule_modules = ("envs.artifacts.vault",)  # the vault's record type, for saved positions
+    # the observation's caches: the source vector and what it shows, the knowledge memo; a loaded
+    # position rebuilds them on its first observation (_derive)
+    DERIVED = frozenset(("_source", "_pub_dirty", "_pub_decision", "_know_memo"))
 
     def __init__(
         self, config: ArtifactsConfig | None = None, rng: np.random.Generator | None = None, **options
     ):
         super().__init__(config, rng, **options)
-        self.adopt(definition(self.config))
+        self._derive()
+        self._setup()
+
+    @classmethod
+    def definition(cls, config: ArtifactsConfig) -> ArtifactsDefinition:
+        """The configuration's fixed part (definition.py), built once per configuration."""
+        return definition(config)
+
+    def _derive(self) -> None:
+        """The observation's caches, empty: the next observation builds them from the state."""
         self._source: np.ndarray | None = None  # the observation source, built on the first observation
         self._pub_dirty = True
         self._pub_decision: tuple[int, int] | None = None  # (seat, kind) shown as to_act and phase
-        self._know_key = None  # what knowledge() was computed for, and its result
-        self._know: Knowledge | None = None
-        self._know_written: Knowledge | None = None  # the knowledge the source holds
-        self._setup()
-
-    def clone(self) -> Artifacts:
-        """An independent copy: the mutable state copied structurally, the fixed definition shared."""
-        return self._copy(copy_rng(self.rng))
-
-    def _copy(self, rng: np.random.Generator) -> Artifacts:
-        """clone() with the given generator for the copy's chance."""
-        g = copy_state(self, LIST_FIELDS, ARRAY_FIELDS, ("delayed",))
-        g.flow = self.flow.copy()
-        g.peek_options = self.peek_options.copy()
-        if self.vault is not None:
-            g.vault = self.vault.copy()
-        if self._source is not None:
-            g._source = self._source.copy()
-        g.rng = rng
-        return g
+        # knowledge()'s memo: the key it was computed for, the knowledge, and the knowledge the
+        # source holds (Knowledge or None each)
+        self._know_memo: tuple = (None, None, None)
 
     # ===== set-up ===================================================================================
     def _setup(self) -> None:
@@ -325,17 +192,20 @@ class Artifacts(
         self.cleared = [False] * n
         self.ability_used = [False] * n
         self.silenced_until = [0] * n
-        self.peeks: list[tuple[int, int]] = []  # (who learnt, whose side) private checks
-        # a check its checker chose, by its index in peeks: the seats it could name (public; whom it
-        # named is the checker's alone). Greece's checks are fixed by the seating.
-        self.peek_options: dict[int, tuple[int, ...]] = {}
+        self.peeks: tuple[tuple[int, int], ...] = ()  # (who learnt, whose side) private checks
+        # beside each check in peeks, the seats its checker could name (public; whom it named is the
+        # checker's alone); none for Greece's checks, fixed by the seating
+        self.peek_options: tuple[tuple[int, ...], ...] = ()
         if self.config.site == "greece":
-            self.peeks += [(p, (p + 1) % n) for p in range(n)]
+            self.peeks = tuple((p, (p + 1) % n) for p in range(n))
+            self.peek_options = ((),) * n
         self.vault: Vault | None = None  # Spain: what the table knows of the face-down piles
         self.capacity = STORAGE_LIMIT
         self.storage_event = -1  # the Storage event using the Extra Storage Slot
-        self.delayed: list[list[int]] = []  # [event, resolve round, drawn round, ballot box]
-        self.events_gone = [False] * NUM_EVENTS
+        self.delayed: tuple[
+            tuple[int, int, int, int], ...
+        ] = ()  # (event, resolve round, drawn round, ballot box)
+        self.events_gone = (False,) * NUM_EVENTS
         self.shaman_curse = False
         self.round = 0
         self.drawer = -1
@@ -344,25 +214,20 @@ class Artifacts(
         self._reset_card_status()
         self.bought_now = 0  # bitmask of resources bought this round
         self.called_now = False
-        self.resources_bought = [0] * NUM_RESOURCES
+        self.resources_bought = (0,) * NUM_RESOURCES
         self.suggested = -1
         self.winner = NO_WINNER
         self.end_reason = ""
         # what happens next, and the open vote
         self.flow = TurnFlow()
-        self.voting: list[int] = []  # the voters of the open (or last) vote, in voting order
+        self.voting: tuple[int, ...] = ()  # the voters of the open (or last) vote, in voting order
         self.ballots = [-1] * n  # the open vote's ballots (secret): raw actions, a seat in an election
-        self.order: list[int] = []  # the round window's seats, from the drawer
-        # public records
-        V = 2 + n + NUM_ARTIFACTS + 1
+        self.order: tuple[int, ...] = ()  # the round window's seats, from the drawer
+        # public records: the last closed vote (absolute seats, absolute seat targets) and the running
+        # records, in one vector (the properties last_vote, keep_sell, ... are views of it: votes.py)
         self.last_vote_kind = -1
-        self.last_vote = np.zeros((n, V), dtype=np.float32)  # absolute seats, absolute seat targets
-        self.keep_sell = np.zeros((n, 2), dtype=np.float32)
-        self.majority_record = np.zeros((n, 2), dtype=np.float32)
-        self.election_record = np.zeros((n, n), dtype=np.float32)
-        self.talk_last = np.zeros((n, n), dtype=np.float32)
-        self.talk_record = np.zeros((n, n), dtype=np.float32)
-        self.log: list[str] = []
+        self.records = np.zeros(self._records_size, dtype=np.float32)
+        self.log: tuple[str, ...] = ()  # what happened, line by line (a tuple: lines are only added)
 
     def set_table(
         self,
@@ -414,7 +279,7 @@ class Artifacts(
             for a in range(NUM_ARTIFACTS)
         }
         gone = {EVENT_ID[e] for e in events_gone}
-        self.events_gone = [i in gone for i in range(NUM_EVENTS)]
+        self.events_gone = tuple(i in gone for i in range(NUM_EVENTS))
         head = []
         for item in top:
             if isinstance(item, str):
@@ -513,7 +378,7 @@ class Artifacts(
             self.winner = side
             self.end_reason = reason
             self.flow.clear()
-            self.log.append(f"{SIDE_NAMES[side]} win: {reason}")
+            self.log += (f"{SIDE_NAMES[side]} win: {reason}",)
 
     def _check_academics(self) -> None:
         if self.winner != NO_WINNER:
@@ -554,19 +419,19 @@ class Artifacts(
         self._reset_card_status()
         self.bought_now = 0
         self.called_now = False
-        self.order = self.living()
+        self.order = tuple(self.living())
         self.flow.do(Artifacts._end_round)
         if self.card < NUM_ARTIFACT_CARDS:
             self.card_in_hand = True
             if self.vault is not None:  # the pile held this piece
                 self.vault.prune(self.hidden_pieces())
-            self.log.append(
-                f"round {self.round}: player {self.drawer} draws {ARTIFACTS[self.card // PIECES_PER_ARTIFACT]}"
+            self.log += (
+                f"round {self.round}: player {self.drawer} draws {ARTIFACTS[self.card // PIECES_PER_ARTIFACT]}",
             )
         else:
             ev = self.card - NUM_ARTIFACT_CARDS
-            self.events_gone[ev] = True
-            self.log.append(f"round {self.round}: player {self.drawer} draws {EVENTS[ev].name}")
+            self.events_gone = (*self.events_gone[:ev], True, *self.events_gone[ev + 1 :])
+            self.log += (f"round {self.round}: player {self.drawer} draws {EVENTS[ev].name}",)
             if ev in STORAGE_EVENTS and self.storage_event >= 0 and self.storage_event != ev:
                 self.nulled = True  # FAQ: Storage Expansion vs Borrow Exhibit
             elif ev in STORAGE_EVENTS:
@@ -593,7 +458,7 @@ class Artifacts(
         e = EVENTS[ev]
         if e.delay or self.red_tape:
             delay = e.delay if e.delay else 1
-            self.delayed.append([ev, self.round + delay, self.round, int(self.ballot_box)])
+            self.delayed += ((ev, self.round + delay, self.round, int(self.ballot_box)),)
             return
         self.flow.do(Artifacts._resolve, ev, int(self.ballot_box))
 
@@ -602,8 +467,8 @@ class Artifacts(
         self.card_in_hand = False
         self.flow.do(Artifacts._round)
         due = [d for d in self.delayed if d[1] <= self.round]
+        self.delayed = tuple(d for d in self.delayed if d[1] > self.round)
         for d in reversed(due):
-            self.delayed.remove(d)
             self.flow.do(Artifacts._resolve, d[0], d[3])
 
     # ===== the legal mask ==========================================================================
@@ -663,20 +528,33 @@ class Artifacts(
         return out
 
     # ===== determinization ==========================================================================
+    def _clone_with(self, rng: np.random.Generator) -> Artifacts:
+        """clone() whose chance draws from `rng`: the game's own generator is left out of the copy
+        (copying it only to replace it would cost as much as the rest of the copy)."""
+        own, self.rng = self.rng, None
+        try:
+            game = self.clone()
+        finally:
+            self.rng = own
+        game.rng = rng
+        return game
+
     def resample_hidden(self, player: int, rng: np.random.Generator) -> Artifacts:
         """A state drawn from those p cannot tell from this one, as a function of p's information and
         rng alone: every draw starts from a canonical (sorted) pool, never from the true arrangement,
         and the sample's own chance is seeded from rng."""
         p = player
-        g = self._copy(np.random.default_rng(int(rng.integers(2**63))))
-        g.log = [f"(a state drawn for player {p}: the hidden roles, checks, ballots and cards redrawn)"]
+        g = self._clone_with(np.random.default_rng(int(rng.integers(2**63))))
+        g.log = (f"(a state drawn for player {p}: the hidden roles, checks, ballots and cards redrawn)",)
         # roles: keep what p knows; re-deal the rest of the chart under every side constraint
         g.roles = self._consistent_roles(p, rng)
         # whom other seats checked privately: any seat they could have named
+        peeks = list(self.peeks)
         for i, (who, _) in enumerate(self.peeks):
-            options = self.peek_options.get(i)
+            options = self.peek_options[i] if i < len(self.peek_options) else ()
             if who != p and options:
-                g.peeks[i] = (who, options[int(rng.integers(len(options)))])
+                peeks[i] = (who, options[int(rng.integers(len(options)))])
+        g.peeks = tuple(peeks)
         # other voters' secret ballots in the open vote
         if self.phase >= 0 and IS_VOTE[self.phase]:
             for s in self.voting:
@@ -694,40 +572,11 @@ class Artifacts(
         if self.card < NUM_ARTIFACT_CARDS:  # pieces of one artifact look alike: a canonical id
             g.card = self.card // PIECES_PER_ARTIFACT * PIECES_PER_ARTIFACT + PIECES_PER_ARTIFACT - 1
         g._mask_cache = None
-        g._know_key = None
+        g._know_memo = (None, None, None)
         g._pub_dirty = True
         return g
 
-    # ===== invariants and text =====================================================================
-    def check_invariants(self) -> None:
-        pieces = [self.storage[a] + self.sold[a] + self.discard[a] for a in range(NUM_ARTIFACTS)]
-        for c in self.pile:
-            if c < NUM_ARTIFACT_CARDS:
-                pieces[c // PIECES_PER_ARTIFACT] += 1
-        if self.card_in_hand:
-            pieces[self.card // PIECES_PER_ARTIFACT] += 1
-        assert pieces == [PIECES_PER_ARTIFACT] * NUM_ARTIFACTS, f"artifact pieces not conserved: {pieces}"
-        assert len(set(self.pile)) == len(self.pile), "a card is twice in the draw pile"
-        events_in_pile = sum(1 for c in self.pile if c >= NUM_ARTIFACT_CARDS)
-        assert events_in_pile + sum(self.events_gone) == NUM_EVENTS, "event cards not conserved"
-        for c in self.pile:
-            if c >= NUM_ARTIFACT_CARDS:
-                assert not self.events_gone[c - NUM_ARTIFACT_CARDS]
-        assert min(self.storage + self.sold + self.discard) >= 0
-        over = self.phase in (PH_OVERFLOW, PH_REPLACE) or self.winner != NO_WINNER
-        assert self.storage_total() <= self.capacity + (1 if over else 0), "Storage over capacity"
-        assert sorted(int(r) for r in self.roles) == list(self.chart), "roles differ from the chart"
-        if self.vault is not None:
-            assert tuple(self.sold + self.discard) in self.vault, "Spain: the piles left the public knowledge"
-        for s in range(self.num_players):
-            assert self.alive[s] or self.revealed[s], "a dead player must be Revealed"
-        if self.winner == NO_WINNER:
-            assert not self.possessed_dead()
-            # a Looter who announced an Active ability counts as Revealed only after its effect
-            assert not self.all_looters_revealed() or self.phase == PH_TARGET
-            assert max(self.storage) < ACADEMIC_COLLECTION
-            assert self.current_player() >= 0
-
+    # ===== text =====================================================================================
     def action_to_string(self, action: int) -> str:
         n = self.num_players
         a = int(action)

@@ -7,11 +7,15 @@ of count vectors (Sold per artifact, Discard per artifact) consistent with every
 the draw pile's content per artifact follows from them (`hidden[a]` = the pieces of artifact a that
 are in none of the public places: 5 minus Storage minus the card in hand). `resample_hidden` draws from
 this set, and `check_invariants` proves the true piles are in it.
+
+The vault is part of a game's state: a dataclass of one field (the sorted tuple of vectors), so a
+saved position writes it as data; `copy()` gives a clone its own (sharing the immutable tuple).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,10 +36,19 @@ def _splits(caps: Sequence[int], total: int) -> Iterable[tuple[int, ...]]:
             yield (k, *rest)
 
 
+@dataclass
 class Vault:
-    def __init__(self, configs: Iterable[Config]):
-        self.configs: tuple[Config, ...] = tuple(sorted(set(configs)))
-        self._ranges: np.ndarray | None = None
+    """The vectors (Sold per artifact, then Discard per artifact) the public history allows: sorted,
+    each once (`of` builds it from any iterable)."""
+
+    configs: tuple[Config, ...]
+
+    def __post_init__(self) -> None:
+        self._ranges: np.ndarray | None = None  # (a cache of ranges(), not a field)
+
+    @classmethod
+    def of(cls, configs: Iterable[Config]) -> Vault:
+        return cls(tuple(sorted(set(configs))))
 
     @classmethod
     def unknown(cls, hidden: Sequence[int], sold_size: int, discard_size: int) -> Vault:
@@ -44,7 +57,7 @@ class Vault:
         for sold in _splits(hidden, sold_size):
             for discard in _splits([h - s for h, s in zip(hidden, sold)], discard_size):
                 out.append(sold + discard)
-        return cls(out)
+        return cls.of(out)
 
     def copy(self) -> Vault:
         """An independent copy (the set is an immutable tuple: shared until one of them changes)."""

@@ -36,6 +36,16 @@ if TYPE_CHECKING:
     from .rules import Artifacts
 
 
+def _record_view(name: str, doc: str) -> property:
+    """A public record as an array view of the game's `records` (written in place through it)."""
+
+    def view(game: Artifacts) -> np.ndarray:
+        at, shape = game._records_at[name]
+        return game.records[at].reshape(shape)
+
+    return property(view, doc=doc)
+
+
 class VoteRules:
     """Secret votes and Elections (a mixin of rules.Artifacts)."""
 
@@ -51,10 +61,10 @@ class VoteRules:
         self.card_in_hand = False
         self.flow.do(VoteRules._extra_sale)
         if keep:
-            self.log.append(f"kept {ARTIFACTS[a]} ({yes}-{no})")
+            self.log += (f"kept {ARTIFACTS[a]} ({yes}-{no})",)
             self._add_to_storage(a, sell_overflow=True)
         else:
-            self.log.append(f"sold {ARTIFACTS[a]} ({yes}-{no})")
+            self.log += (f"sold {ARTIFACTS[a]} ({yes}-{no})",)
             self._sell(a)
 
     def _extra_sale(self) -> None:
@@ -70,7 +80,7 @@ class VoteRules:
         may vote."""
         vote = VOTES[kind]
         voters = self.voters()
-        self.voting = voters
+        self.voting = tuple(voters)
         self.ballots = [-1] * self.num_players
         if not voters:
             vote.close(self, *context)
@@ -157,12 +167,12 @@ class VoteRules:
 
     def _sell_from_storage(self, a: int) -> None:
         self.storage[a] -= 1
-        self.log.append(f"sold {ARTIFACTS[a]} from Storage")
+        self.log += (f"sold {ARTIFACTS[a]} from Storage",)
         self._sell(a)
 
     def _discard_from_storage(self, a: int) -> None:
         self.storage[a] -= 1
-        self.log.append(f"discarded {ARTIFACTS[a]} from Storage")
+        self.log += (f"discarded {ARTIFACTS[a]} from Storage",)
         self._discard(a)
 
     def _restore_from_sold(self, a: int) -> None:
@@ -174,7 +184,7 @@ class VoteRules:
         if self.vault is not None:
             self.vault.searched(a, self.hidden_pieces(), self.pile_has(a))
         if self._search_pile(a):
-            self.log.append(f"donation: {ARTIFACTS[a]} kept")
+            self.log += (f"donation: {ARTIFACTS[a]} kept",)
             self._add_to_storage(a)
 
     def _record_vote(
@@ -182,19 +192,20 @@ class VoteRules:
     ) -> None:
         """Publish a closed vote: every voter's choice (column of last_vote)."""
         self.last_vote_kind = VOTE_KIND[kind]
-        lv = self.last_vote
+        lv, tally = self.last_vote, self.keep_sell
         lv[:] = 0
         for s, col in choices:
             lv[s, col] = 1.0
             if keep_sell:
-                self.keep_sell[s, col] += 1
+                tally[s, col] += 1
 
     def _china(self, minority: list[int]) -> None:
         """Record who voted with the result and who against; China's Zombie Troop: the minority of a
         vote is Silenced through the next round (voting for any winner of a many-winner vote is the
         majority)."""
+        record = self.majority_record
         for s in self.voting:
-            self.majority_record[s, 1 if s in minority else 0] += 1
+            record[s, 1 if s in minority else 0] += 1
         if self.china:
             for s in minority:
                 self.silenced_until[s] = max(self.silenced_until[s], self.round + 1)
@@ -226,7 +237,7 @@ class VoteRules:
             else:
                 t, v = (s + action - self.A_ACCUSE) % n, -1.0
             self.talk_last[s, t] = v
-            self.talk_record[s, t] += v
+            self.talk_record[s, t] += v  # (a view of records: written in place)
 
     def _elect_vote(self, ev: int, count: int) -> None:
         self._open_vote(PH_ELECT, ev, count)
@@ -241,10 +252,11 @@ class VoteRules:
         living = self.living()
         counts = dict.fromkeys(living, 0)
         choices = []
+        record = self.election_record
         for s in self.voting:
             t = self.ballots[s]
             counts[t] += 1
-            self.election_record[s, t] += 1
+            record[s, t] += 1
             choices.append((s, 2 + t))
         self._record_vote(choices, kind=PH_ELECT)
         winners = []
@@ -253,8 +265,22 @@ class VoteRules:
             winners.append(w)
             del counts[w]
         self._china([s for s in self.voting if self.ballots[s] not in winners])
-        self.log.append(f"{EVENTS[ev].name}: elected {winners}")
+        self.log += (f"{EVENTS[ev].name}: elected {winners}",)
         self._effect(ev, winners)
+
+    # ===== the public records: views of the state's `records` vector (definition.RECORDS) ==========
+    last_vote = _record_view(
+        "last_vote", "[seat, yes / no / seat x n / artifact x5 / none]: the last closed vote"
+    )
+    keep_sell = _record_view("keep_sell", "[seat, keep / sell]: artifact votes so far")
+    majority_record = _record_view(
+        "majority_record", "[seat, with / against the result]: closed votes so far"
+    )
+    election_record = _record_view("election_record", "[seat i, seat j]: election votes from i for j so far")
+    talk_last = _record_view(
+        "talk_last", "[seat i, seat j]: the last discussion, +1 i vouched for j, -1 accused"
+    )
+    talk_record = _record_view("talk_record", "[seat i, seat j]: every discussion, vouches minus accusations")
 
     # ===== ballots another seat cannot see, drawn for resample_hidden ===============================
     def _random_ballot(self, s: int, rng: np.random.Generator) -> int:

@@ -142,7 +142,7 @@ def test_a_win_clears_what_is_left_to_do():
 def fresh_observations(g: Artifacts) -> list[np.ndarray]:
     """Every seat's observation built from scratch (no cached public table or knowledge)."""
     c = g.clone()
-    c._source, c._pub_dirty, c._know_key = None, True, None
+    c._derive()  # the observation caches dropped, as a loaded position has them
     return [c.observation(p) for p in range(g.num_players)]
 
 

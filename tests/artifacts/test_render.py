@@ -62,7 +62,7 @@ def test_a_secret_role_is_absent_from_another_view_until_revealed():
 
 def test_awareness_and_private_checks_show_only_in_the_aware_players_view():
     g = table(7, SEVEN, top=["Quiet Day"])  # the Possessed (seat 0) is aware of the Tomb Raider
-    g.peeks.append((3, 6))  # the Detective checked the Smuggler
+    g.peeks += ((3, 6),)  # the Detective checked the Smuggler
     assert "Tomb Raider   Looters (you are aware)" in g.to_string(0)
     assert "Tomb Raider" not in g.to_string(2)
     assert "you saw player 6 as Looters" in g.to_string(3)
