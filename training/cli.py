@@ -14,8 +14,9 @@ import numpy as np
 import torch
 import yaml
 
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, PositionError
 from envs.core.players import PLAYERS
+from envs.core.position import read_position
 from envs.core.replay import Recordings
 from envs.core.search import Search
 from envs.core.workers import Workers
@@ -365,6 +366,14 @@ def cmd_play(args) -> int:
     return play_in_terminal(args, info, net_move)
 
 
+def start_position(path: str, info):
+    """The game saved in a position file (`Game.to_dict`, a replay's step), which must be of the agents'
+    game and configuration and not over."""
+    game = info.spec.game_class.start_from({"state": read_position(path)}, info.config)
+    print(f"starting from the position in {path} (decision {game.num_decisions})")
+    return game
+
+
 def play_in_terminal(args, info, agent_move) -> int:
     """You play one seat (every seat of a cooperative game with --all-seats); agent_move(game, seat,
     mask) -> action plays the others."""
@@ -373,7 +382,7 @@ def play_in_terminal(args, info, agent_move) -> int:
             f"--seat must be from 0 to {info.num_players - 1} ({info.num_players} players), got {args.seat}"
         )
     rng = np.random.default_rng(args.seed)
-    game = info.new_game(int(rng.integers(2**63)))
+    game = info.new_game(int(rng.integers(2**63))) if args.start is None else start_position(args.start, info)
     seat = args.seat if args.seat is not None else int(rng.integers(info.num_players))
     humans = set(range(info.num_players)) if info.cooperative and args.all_seats else {seat}
     print(f"{info.spec.title}: you play seat {seat}; the trained agent plays the others. 'q' quits.")
@@ -560,6 +569,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a fresh random one)")
     p.add_argument("--greedy", action="store_true", help="the agents take their most likely action")
     p.add_argument("--all-seats", action="store_true", help="cooperative games: you play every seat")
+    p.add_argument(
+        "--from",
+        dest="start",
+        metavar="FILE",
+        default=None,
+        help="start from a saved position (a JSON file from Game.to_dict or a replay's positions/ folder; "
+        "a recurrent agent starts it with an empty memory) instead of a new deal",
+    )
     agent_options(p, threads=False)
     p.set_defaults(func=cmd_play)
 
@@ -667,7 +684,7 @@ def main(argv: list[str] | None = None) -> int:
         check_numbers(args)
         import_user_modules(args.imports)
         return args.func(args)
-    except (ConfigError, ckpt.CheckpointError, FileExistsError) as exc:
+    except (ConfigError, PositionError, ckpt.CheckpointError, FileExistsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         if args.verbose and getattr(exc, "detail", ""):
             print(f"  (underneath: {exc.detail})", file=sys.stderr)

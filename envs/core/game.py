@@ -80,7 +80,9 @@ def _check_kind(name: str, template: Any, value: Any) -> None:
     if template is None or value is None:
         return
     if type(value) is not type(template):
-        raise PositionError(f"state value {name!r} must be {type(template).__name__}, got {type(value).__name__}")
+        raise PositionError(
+            f"state value {name!r} must be {type(template).__name__}, got {type(value).__name__}"
+        )
     if type(value) is np.ndarray and (value.dtype != template.dtype or value.shape != template.shape):
         raise PositionError(
             f"state value {name!r} must be a {template.dtype} array of shape {list(template.shape)}, "
@@ -305,7 +307,9 @@ class Game(ABC):
         new = object.__new__(type(self))
         state = new.__dict__
         state.update(self.__dict__)
-        for name in state.keys() - self._fixed - self.NOT_COPIED:
+        for name in (
+            state.keys() - self._fixed - self.NOT_COPIED - _NOT_STATE
+        ):  # (base caches: shared or dropped)
             state[name] = copy_value(state[name])
         for name in self.NOT_COPIED:
             state.pop(name, None)
@@ -383,7 +387,9 @@ class Game(ABC):
         if type(data) is not dict or data.get("format") != FORMAT:
             raise PositionError(f"not a position (a position is an object with format {FORMAT!r})")
         if data.get("version") != VERSION:
-            raise PositionError(f"position format version {data.get('version')!r}; this library reads {VERSION}")
+            raise PositionError(
+                f"position format version {data.get('version')!r}; this library reads {VERSION}"
+            )
         if data.get("game") != cls.name:
             raise PositionError(f"a position of {data.get('game')!r}, not of {cls.name!r}")
         options = data.get("config")

@@ -19,9 +19,11 @@ A position file is `{"format": "tabletop-position", "version": 1, "game", "confi
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from types import FunctionType
 from typing import Any
 
@@ -56,7 +58,9 @@ class Definition:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self._frozen:
-            raise AttributeError(f"a Definition is frozen (shared by every game of its configuration): {name}")
+            raise AttributeError(
+                f"a Definition is frozen (shared by every game of its configuration): {name}"
+            )
         object.__setattr__(self, name, value)
 
 
@@ -70,7 +74,19 @@ def copy_rng(rng: np.random.Generator) -> np.random.Generator:
     return np.random.Generator(new)
 
 
-_IMMUTABLE_KINDS = (int, float, str, bytes, tuple, frozenset, type(None), np.generic, FunctionType, Definition, Layout)
+_IMMUTABLE_KINDS = (
+    int,
+    float,
+    str,
+    bytes,
+    tuple,
+    frozenset,
+    type(None),
+    np.generic,
+    FunctionType,
+    Definition,
+    Layout,
+)
 _verdicts: dict[type, bool] = {kind: True for kind in IMMUTABLE}
 
 
@@ -202,7 +218,11 @@ def encode(value: Any, names: Handlers) -> Any:
     if kind is np.random.Generator:
         return {"rng": value.bit_generator.state}
     if hasattr(value, "_fields") or dataclasses.is_dataclass(value):
-        fields = list(value) if hasattr(value, "_fields") else [getattr(value, f.name) for f in dataclasses.fields(value)]
+        fields = (
+            list(value)
+            if hasattr(value, "_fields")
+            else [getattr(value, f.name) for f in dataclasses.fields(value)]
+        )
         names.record(kind.__qualname__)  # only the game's own record types
         return {"record": kind.__qualname__, "fields": [encode(field, names) for field in fields]}
     if kind is tuple:
@@ -317,3 +337,31 @@ def _hashable(value: Any) -> Any:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+# ----- position files ----------------------------------------------------------------------------------
+MAX_FILE_BYTES = 50 * 2**20  # far above any game's position; a bigger file is not one
+
+
+def write_position(game: Any, path: str | Path) -> Path:
+    """Write `game.to_dict()` to `path` as JSON (a position file a person can read and edit)."""
+    path = Path(path)
+    path.write_text(json.dumps(game.to_dict(), indent=1) + "\n")
+    return path
+
+
+def read_position(path: str | Path) -> dict:
+    """The JSON data of a position file (PositionError for a missing, huge or non-JSON file; loading it
+    into a game, `Game.from_dict`, checks the rest). It is data: nothing in it is run or imported."""
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise PositionError(f"{path}: {path.stat().st_size} bytes is not a position file")
+        data = json.loads(path.read_text())
+    except OSError as error:
+        raise PositionError(f"cannot read the position file {path}: {error.strerror or error}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise PositionError(f"{path} is not a position file (not JSON: {error})") from None
+    if type(data) is not dict:
+        raise PositionError(f"{path} is not a position file (a position is a JSON object)")
+    return data
