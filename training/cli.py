@@ -23,7 +23,7 @@ from envs.core.workers import Workers
 
 from . import checkpoint as ckpt
 from .config import ScaledWarmStart, check_count, check_number, check_seed, load_config
-from .evaluate import match, rating_table
+from .evaluate import crossplay, match, rating_table
 from .games import evaluation_info, game_info
 from .players import GUIDED, RUN
 from .runlog import result_lines
@@ -322,7 +322,8 @@ def write_replays(recorded: dict, folder: Path, info) -> dict:
     return pages
 
 
-def cmd_rate(args) -> int:
+def named_players(args) -> tuple:
+    """The command's game and its players by name (args.players: names, runs, checkpoints)."""
     torch.set_num_threads(args.threads)
     for text in args.players:
         check_player(text)
@@ -331,11 +332,46 @@ def cmd_rate(args) -> int:
     for text in args.players:
         name, player, _ = _load_player(text, info, args)
         players[name] = player
+    return game, info, players
+
+
+def cmd_rate(args) -> int:
+    game, info, players = named_players(args)
     with worker_pool(args.workers, game, info, args.imports) as workers:
         table = rating_table(info, players, args.games, args.seed, greedy=args.greedy, workers=workers)
     times = search_times(players)
     if times:
         table["seconds_per_decision"] = times
+    print(json.dumps(table, indent=1))
+    return 0
+
+
+def cmd_exploit(args) -> int:
+    from .exploit import STARTS, exploit
+
+    check_count("--budget", args.budget)
+    check_count("--games", args.games)
+    check_seed("--seed", args.seed)
+    torch.set_num_threads(args.threads)
+    starts = tuple(args.starts.split(",")) if args.starts else STARTS
+    greedy = True if args.greedy else (False if args.sample else None)
+    out_dir = args.out or f"runs/exploit-{Path(str(args.agent)).name or 'agent'}-{args.budget}"
+    report = exploit(
+        args.agent, args.budget, out_dir, args.game, args.games, args.seed, greedy, starts, config=args.config
+    )
+    text = json.dumps(report, indent=1)
+    if args.output:
+        Path(args.output).write_text(text + "\n")
+    print(text)
+    return 0
+
+
+def cmd_crossplay(args) -> int:
+    _, info, players = named_players(args)
+    partners = None if args.partners == "none" else args.partners
+    if partners is not None:
+        check_player(partners)
+    table = crossplay(info, players, args.games, args.seed, info.spec.extra.get("metrics"), partners)
     print(json.dumps(table, indent=1))
     return 0
 
@@ -559,6 +595,46 @@ def build_parser() -> argparse.ArgumentParser:
     agent_options(r)
     worker_option(r)
     r.set_defaults(func=cmd_rate)
+
+    e = command(
+        sub,
+        "exploit",
+        "train best responses against a frozen agent: a lower bound of how exploitable it is (JSON)",
+    )
+    e.add_argument("agent", help="a run directory or checkpoint, or scripted or random (with --game)")
+    e.add_argument("--budget", type=int, required=True, help="decisions each best response trains for")
+    e.add_argument("--game", default=None, help="the game, for scripted and random")
+    e.add_argument(
+        "--config", default=None, help="for scripted and random: the run config best responses train with"
+    )
+    e.add_argument("--games", type=int, default=1000, help="games of each best response against the agent")
+    e.add_argument("--seed", type=int, default=0, help="seed of the training runs and the games")
+    e.add_argument("--starts", default="", help="agent,scratch (default both): where best responses start")
+    e.add_argument("--greedy", action="store_true", help="the agent takes its most likely action")
+    e.add_argument("--sample", action="store_true", help="the agent samples (default: as its run evaluates)")
+    e.add_argument("--out", default=None, help="where the best responses' runs go (default runs/exploit-...)")
+    e.add_argument("--output", default=None, help="also write the JSON report to this file")
+    e.add_argument("--threads", type=int, default=1, help="torch threads")
+    e.set_defaults(func=cmd_exploit)
+
+    c = command(
+        sub,
+        "crossplay",
+        "a cooperative game's teams mixed from different agents: self-play beside cross-play (JSON)",
+    )
+    c.add_argument(
+        "players", nargs="+", help="run directories or checkpoints (seeds), scripted, random, search:RUN"
+    )
+    c.add_argument("--games", type=int, default=400, help="games per team")
+    c.add_argument("--seed", type=int, default=0, help="seed of the deals (the same for every team)")
+    c.add_argument(
+        "--partners",
+        default="scripted",
+        help="each player also at one seat among these partners ('none': skip)",
+    )
+    c.add_argument("--threads", type=int, default=1, help="torch threads")
+    agent_options(c)
+    c.set_defaults(func=cmd_crossplay)
 
     p = command(sub, "play", "play against the trained agents in the terminal")
     p.add_argument(

@@ -559,7 +559,7 @@ def test_the_warm_start_shows_its_progress_and_trains_the_same_with_it(capsys):
     for progress in (False, True):
         data = collect_scripted(info, cfg.games, seed=0, uses_state=False, progress=progress)
         torch.manual_seed(0)
-        net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, net_config)
+        net = PolicyNet(info.net_shape, net_config)
         pretrain(net, data, cfg, 1.0, np.random.default_rng(0), progress=progress)
         trained.append(net.state_dict())
     err = capsys.readouterr().err
