@@ -376,6 +376,31 @@ def cmd_crossplay(args) -> int:
     return 0
 
 
+def cmd_benchmark(args) -> int:
+    from .benchmark import PROTOCOL, Protocol, benchmark, write_card
+
+    args.players = [args.agent]
+    game, info, players = named_players(args)
+    name = next(iter(players))
+    protocol = Protocol(
+        games=args.games or PROTOCOL.games, search_games=args.search_games or PROTOCOL.search_games
+    )
+    with worker_pool(args.workers, game, info, args.imports) as workers:
+        card = benchmark(name, players[name], info, protocol, workers)
+    if args.out:
+        for path in write_card(card, args.out):
+            say(f"wrote {path}")
+    print(json.dumps(card, indent=1))
+    return 0
+
+
+def cmd_leaderboard(args) -> int:
+    from .benchmark import leaderboard
+
+    print(leaderboard(args.folder), end="")
+    return 0
+
+
 def cmd_play(args) -> int:
     check_player(args.checkpoint, PLAY_AGENTS)
     if PLAYERS.check(args.checkpoint).key != RUN:  # a search
@@ -636,6 +661,31 @@ def build_parser() -> argparse.ArgumentParser:
     agent_options(c)
     c.set_defaults(func=cmd_crossplay)
 
+    b = command(
+        sub,
+        "benchmark",
+        "an agent's card under the benchmark protocol (JSON; --out writes card.json and .md)",
+    )
+    b.add_argument("agent", help="a run directory or checkpoint, scripted, random, search or search:RUN")
+    b.add_argument("--out", default=None, help="folder for the card (JSON and Markdown)")
+    b.add_argument(
+        "--games", type=int, default=None, help="games per opponent (default: the protocol's 1000)"
+    )
+    b.add_argument(
+        "--search-games",
+        type=int,
+        default=None,
+        help="games against the search (default: the protocol's 100)",
+    )
+    b.add_argument("--threads", type=int, default=1, help="torch threads")
+    agent_options(b)
+    worker_option(b)
+    b.set_defaults(func=cmd_benchmark)
+
+    lb = command(sub, "leaderboard", "the leaderboard page (Markdown) from a folder of benchmark cards")
+    lb.add_argument("folder", help="a folder of cards (benchmark --out)")
+    lb.set_defaults(func=cmd_leaderboard)
+
     p = command(sub, "play", "play against the trained agents in the terminal")
     p.add_argument(
         "checkpoint",
@@ -784,7 +834,7 @@ def check_numbers(args) -> None:
     """The numeric options of every command, before anything runs: counts at least 1 (0 games would
     report a meaningless 0.0 win rate), seeds from 0, seconds above 0. (play checks --seat against
     its game's players.)"""
-    for name in ("games", "threads", "record_games", "simulations", "workers"):
+    for name in ("games", "threads", "record_games", "simulations", "workers", "search_games"):
         if getattr(args, name, None) is not None:
             check_count(f"--{name.replace('_', '-')}", getattr(args, name))
     if getattr(args, "seed", None) is not None:
