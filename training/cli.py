@@ -802,7 +802,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "train":
         args.overrides = list(args.overrides) + unknown
-    elif unknown and args.command not in ("evaluate", "rate", "play"):
+    elif unknown and args.command not in ("evaluate", "rate", "play", "benchmark", "crossplay"):
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     else:
         args.game_options = unknown
