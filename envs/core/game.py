@@ -16,7 +16,7 @@ import numpy as np
 from .config import build_config
 from .errors import ConfigError, IllegalActionError, PositionError
 from .layout import Layout
-from .position import FORMAT, VERSION, Definition, copy_rng, copy_value, decode, encode, handlers
+from .position import FORMAT, IMMUTABLE, VERSION, Definition, copy_rng, copy_value, decode, encode, handlers
 
 __all__ = ["Game", "GameType", "Definition", "copy_rng", "as_action"]
 
@@ -307,10 +307,13 @@ class Game(ABC):
         new = object.__new__(type(self))
         state = new.__dict__
         state.update(self.__dict__)
-        for name in (
-            state.keys() - self._fixed - self.NOT_COPIED - _NOT_STATE
-        ):  # (base caches: shared or dropped)
-            state[name] = copy_value(state[name])
+        # the base's caches (_NOT_STATE) are shared (the read-only mask) or dropped (the recording)
+        for name in state.keys() - self._fixed - self.NOT_COPIED - _NOT_STATE:
+            value = state[name]
+            if type(value) is list and (not value or type(value[0]) in IMMUTABLE):
+                state[name] = value[:]  # the commonest state value, without a call
+            else:
+                state[name] = copy_value(value)
         for name in self.NOT_COPIED:
             state.pop(name, None)
         state.pop("_recording", None)  # a copy is not the recorded game

@@ -65,11 +65,28 @@ class Definition:
 
 
 # ----- copying a state value (clone) ------------------------------------------------------------------
+class _SeedWords(np.random.bit_generator.ISeedSequence):
+    """Seed words generated once and handed out again: a new bit generator's state is overwritten at
+    once by `copy_rng`, so hashing a seed for it (SeedSequence's cost, half of a copy's) is wasted."""
+
+    words: dict = {}
+
+    def generate_state(self, n_words: int, dtype=np.uint32) -> np.ndarray:
+        key = (n_words, np.dtype(dtype))
+        words = self.words.get(key)
+        if words is None:
+            words = self.words[key] = _ANY_SEED.generate_state(n_words, dtype)
+        return words.copy()
+
+
+_SEED_WORDS = _SeedWords()
+
+
 def copy_rng(rng: np.random.Generator) -> np.random.Generator:
     """An independent generator in the same state: the same draws from here on, at a small fraction of
     deepcopy's cost. Its seed sequence is not the original's; no engine spawns from it."""
     bits = rng.bit_generator
-    new = type(bits)(_ANY_SEED)
+    new = type(bits)(_SEED_WORDS)
     new.state = bits.state
     return np.random.Generator(new)
 
