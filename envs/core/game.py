@@ -69,7 +69,7 @@ class GameType:
             raise ValueError(f"a zero_sum game's returns add up to 0, not {self.utility_sum}")
 
 
-_FIXED = frozenset(("_fixed", "config"))  # shared by a copy, besides the definition
+_FIXED = frozenset(("_fixed", "_not_copied", "config"))  # shared by a copy, besides the definition
 _NOT_STATE = frozenset(("_mask_cache", "_max_decisions", "_recording"))  # caches of the base class
 _NO_DEFINITION = Definition()
 _NO_DEFINITION.freeze()
@@ -156,6 +156,7 @@ class Game(ABC):
         fixed = type(self).definition(config)
         self.__dict__.update(vars(fixed))
         self._fixed = frozenset(vars(fixed)) | _FIXED  # what a copy shares and a position leaves out
+        self._not_copied = self._fixed | self.NOT_COPIED | _NOT_STATE  # what clone() leaves as it is
         self.config = config
         self.rng = rng if rng is not None else np.random.default_rng()
         self._mask_cache: np.ndarray | None = None
@@ -164,6 +165,7 @@ class Game(ABC):
     def adopt(self, definition: Any) -> None:  # TEMPORARY until every game converts
         self.__dict__.update(vars(definition))
         self._fixed = self._fixed | frozenset(vars(definition))
+        self._not_copied = self._not_copied | self._fixed
 
     @classmethod
     def definition(cls, config: Any) -> Definition:
@@ -301,14 +303,18 @@ class Game(ABC):
             )
 
     # ----- the state as a value -------------------------------------------------------------------
-    def clone(self) -> Game:
+    def clone(self, rng: np.random.Generator | None = None) -> Game:
         """An independent copy: every state value copied by its type (its own generator state
-        included), the definition shared. A few microseconds: search copies a game per simulation."""
+        included), the definition shared. A few microseconds: search copies a game per simulation.
+        With `rng`, the copy draws its chance from that generator instead (a resampled world)."""
         new = object.__new__(type(self))
         state = new.__dict__
         state.update(self.__dict__)
-        # the base's caches (_NOT_STATE) are shared (the read-only mask) or dropped (the recording)
-        for name in state.keys() - self._fixed - self.NOT_COPIED - _NOT_STATE:
+        names = state.keys() - self._not_copied  # (the base's caches are shared or dropped)
+        if rng is not None:
+            state["rng"] = rng
+            names.discard("rng")
+        for name in names:
             value = state[name]
             if type(value) is list and (not value or type(value[0]) in IMMUTABLE):
                 state[name] = value[:]  # the commonest state value, without a call

@@ -229,7 +229,7 @@ def encode(value: Any, names: Handlers) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     if kind is np.ndarray:
-        return {"array": value.tolist(), "dtype": value.dtype.str, "shape": list(value.shape)}
+        return {"array": value.tolist(), "dtype": value.dtype.name, "shape": list(value.shape)}
     if kind is TurnFlow:
         return {"flow": [_encode_frame(frame, names) for frame in value.frames]}
     if kind is np.random.Generator:
@@ -292,7 +292,13 @@ def decode(data: Any, names: Handlers) -> Any:
         pairs = _list(data["dict"], "dict")
         if not all(type(pair) is list and len(pair) == 2 for pair in pairs):
             raise PositionError(f"a dict is a list of [key, value] pairs: {_short(pairs)}")
-        return {_hashable(decode(k, names)): decode(v, names) for k, v in pairs}
+        out = {}
+        for k, v in pairs:
+            key = _hashable(decode(k, names))
+            if key in out:
+                raise PositionError(f"a dict names the key {_short(key)} twice")
+            out[key] = decode(v, names)
+        return out
     for set_kind in (set, frozenset):
         if set_kind.__name__ in data:
             return set_kind(_hashable(decode(item, names)) for item in _list(data[set_kind.__name__], "set"))
