@@ -864,8 +864,7 @@ class Expressions(Game):
         owners.append((len(self.timer), 0, ()))
         deal = random_deal(hidden, owners, rng, self.DEAL_TRIES) or any_deal(hidden, owners)
         deal = mix_deal(deal, owners, rng, self.MIX_SWEEPS)
-        game = self.clone()
-        game.rng = np.random.default_rng(int(rng.integers(2**63)))
+        game = self.clone(rng=np.random.default_rng(int(rng.integers(2**63))))
         for p, bits in zip(seats, deal):
             game.hands[p] = bits
         start = self._offsets["hands"]
@@ -914,24 +913,11 @@ class Expressions(Game):
     # `timer_left` (`hand_size`, `initial_timer`), the turn flow, the observation source `_src` (it
     # alone keeps the public history) and the generator. DERIVED caches are made again by `_derive`;
     # `check_position` refuses what no game reaches (RULES.md, "Positions").
-    @classmethod
-    def from_dict(cls, data: object) -> Expressions:
-        """The game at a saved position (envs.core.game.Game.from_dict); a Suggestion listed twice is
-        refused (reading a dict keeps the last of a repeated key)."""
-        card = _repeated_suggestion(data)
-        if card is not None:
-            raise PositionError(f"state value 'suggestions': card {card!r} is listed twice")
-        return super().from_dict(data)
-
     def to_dict(self) -> dict:
         """The position as JSON data (envs.core.game.Game.to_dict), the knowledge pieces up to date."""
         if self._knowledge_stale:
             self._update_knowledge()
-        data = super().to_dict()
-        # the source's dtype by name ("float32"; the core writes "<f4", a byte order that a list of
-        # numbers does not have): it reads back the same
-        data["state"]["_src"]["dtype"] = self._src.dtype.name
-        return data
+        return super().to_dict()
 
     def _derive(self) -> None:
         """The DERIVED caches, from a loaded state (its values first checked for kind and range: the
@@ -1219,21 +1205,6 @@ DECISION_HANDLERS = {
     CHOOSE_HARMONY: Expressions.add_to_harmony,
     CHOOSE_AGONY: Expressions.add_to_agony,
 }
-
-
-def _repeated_suggestion(data: object) -> object:
-    """A card listed twice in a saved position's Suggestions (None if none is, or the data is not of
-    that form: the core reading then refuses it)."""
-    try:
-        cards = [pair[0] for pair in data["state"]["suggestions"]["dict"]]
-        seen: set = set()
-        for card in cards:
-            if card in seen:
-                return card
-            seen.add(card)
-    except (TypeError, KeyError, IndexError):
-        pass
-    return None
 
 
 # The rules open at each kind of decision, by block of the action space; an action of a block not

@@ -181,7 +181,7 @@ def test_a_suggestion_must_belong_to_a_seat_that_played_it():
     refused(data, "'suggestions' piece does not match the Suggestions on the table")
     data = saved(game)
     data["state"]["suggestions"]["dict"].append([card, {"tuple": [0, LAST]}])
-    refused(data, "card 24 is listed twice")
+    refused(data, "names the key 24 twice")
 
 
 def test_public_deductions_must_agree_with_the_public_record():
