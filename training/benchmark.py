@@ -125,7 +125,7 @@ def markdown(card: dict) -> str:
     """The card as a page a person reads."""
     p = card["protocol"]
     lines = [
-        f"# {card['agent']} on {card['game']} {card['game_config'] or ''}".rstrip(),
+        f"# {card['agent']} on {card['game']} {' '.join(f'{k}={v}' for k, v in card['game_config'].items())}".rstrip(),
         "",
         f"Protocol version {p['version']}: {p['games']} games against random and scripted play, "
         f"{p['search_games']} against the unguided search ({p['search_simulations']} simulations a decision), "
