@@ -70,7 +70,7 @@ class GameType:
 
 
 _FIXED = frozenset(("_fixed", "_not_copied", "config"))  # shared by a copy, besides the definition
-_NOT_STATE = frozenset(("_mask_cache", "_max_decisions", "_recording"))  # caches of the base class
+_NOT_STATE = frozenset(("_mask_cache", "_max_decisions", "_recording", "_copied"))  # the base class's caches
 _NO_DEFINITION = Definition()
 _NO_DEFINITION.freeze()
 
@@ -307,17 +307,20 @@ class Game(ABC):
         """An independent copy: every state value copied by its type (its own generator state
         included), the definition shared. A few microseconds: search copies a game per simulation.
         With `rng`, the copy draws its chance from that generator instead (a resampled world)."""
+        names = self._copied_names()
         new = object.__new__(type(self))
         state = new.__dict__
         state.update(self.__dict__)
-        names = state.keys() - self._not_copied  # (the base's caches are shared or dropped)
         if rng is not None:
             state["rng"] = rng
-            names.discard("rng")
+            names = [name for name in names if name != "rng"]
         for name in names:
             value = state[name]
-            if type(value) is list and (not value or type(value[0]) in IMMUTABLE):
-                state[name] = value[:]  # the commonest state value, without a call
+            kind = type(value)
+            if kind in IMMUTABLE:  # shared (most state values are numbers, flags and tuples)
+                continue
+            if kind is list and (not value or type(value[0]) in IMMUTABLE):
+                state[name] = value[:]  # the commonest mutable one, without a call
             else:
                 state[name] = copy_value(value)
         for name in self.NOT_COPIED:
@@ -325,6 +328,17 @@ class Game(ABC):
         state.pop("_recording", None)  # a copy is not the recorded game
         new._after_copy()
         return new
+
+    def _copied_names(self) -> tuple[str, ...]:
+        """The state's names, everything clone() copies: worked out again whenever the attributes change
+        in number (attributes are only ever added: caches made on first use), else kept with the game
+        and handed to its copies, which have the same names."""
+        d = self.__dict__
+        kept = d.get("_copied")
+        if kept is None or kept[0] != len(d):
+            d["_copied"] = None
+            kept = d["_copied"] = (len(d), tuple(d.keys() - self._not_copied))
+        return kept[1]
 
     def _after_copy(self) -> None:  # noqa: B027 - optional hook
         """Make again, on a fresh copy, what `NOT_COPIED` dropped and cannot wait for first use."""

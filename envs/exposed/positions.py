@@ -71,20 +71,6 @@ def _ints(name: str, values: list, low: int, high: int | None = None, length: in
             raise PositionError(f"{name} holds {x!r}: not an integer {within}")
 
 
-def _dtype_names(data) -> None:
-    """Write each array's dtype in position data by its name ('int64'), not numpy's str ('<i8', whose
-    '<' names the byte order; read back alike). TEMPORARY: until envs/core/position.py `encode`
-    writes `dtype.name` itself, as a position names no object ('<' is refused by the generic test)."""
-    if type(data) is dict:
-        if "array" in data and "dtype" in data:
-            data["dtype"] = np.dtype(data["dtype"]).name
-            return
-        data = list(data.values())
-    if type(data) is list:
-        for value in data:
-            _dtype_names(value)
-
-
 def _names(guests) -> str:
     return ", ".join(GUESTS[g].name for g in guests) or "none"
 
@@ -148,11 +134,6 @@ class PositionRules:
         self._undoable = (None, [])
         for name in ("_obs_src", "_obs_cache"):
             self.__dict__.pop(name, None)
-
-    def to_dict(self) -> dict:
-        data = super().to_dict()
-        _dtype_names(data["state"])  # TEMPORARY (see `_dtype_names`)
-        return data
 
     def _wallets_now(self) -> int:
         return int(self.wallets_on.sum()) + sum(self.stash) + self.lost_found
