@@ -50,9 +50,8 @@ def has_blocks(game: str, overrides) -> bool:
 def net_for(game: str, kind: str, overrides=()):
     config = load_config(config_file(game), [f"net.kind={kind}", *overrides])
     info = game_info(config.game, config.game_config)
-    config.net.bind_game(info.new_game(0))
     torch.manual_seed(0)
-    return PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net), info
+    return PolicyNet(info.net_shape, config.net), info
 
 
 def sample_batch(info, batch: int, seed: int = 0):

@@ -183,8 +183,7 @@ def central_rate(name: str, workers: int, steps: int, seed: int) -> float:
 
     cfg = load_config(default_config(name), [f"seed={seed}"])
     info = game_info(cfg.game, cfg.game_config)
-    cfg.net.bind_game(info.new_game(0))
-    net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, cfg.net).eval()
+    net = PolicyNet(info.net_shape, cfg.net).eval()
     if net.uses_state:  # a critic of the full state: the batched env would have to ship the state too
         return float("nan")
     actor, rng = NetActor(net), np.random.default_rng(seed)

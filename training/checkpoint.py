@@ -36,10 +36,13 @@ import torch
 from .config import NetConfig, from_dict
 from .games import resolve_spec
 from .nets import PolicyNet
+from .netshape import NetShape
 
 FORMAT = "tabletop-training-checkpoint"
-VERSION = 2  # 2: the trainer state is plain data; 1 pickled it (its policy loads, it does not resume)
-READABLE = (1, 2)  # versions whose policy this code reads
+# 3: the network's game shape as data (net_shape); 2: the trainer state is plain data; 1 pickled it (its
+# policy loads, it does not resume)
+VERSION = 3
+READABLE = (1, 2, 3)  # versions whose policy this code reads
 NDARRAY = "__ndarray__"  # how `plain` marks a numpy array it stored as a tensor
 
 
@@ -77,6 +80,7 @@ def save_checkpoint(
         "obs_dim": info.obs_dim,
         "num_actions": info.num_actions,
         "state_dim": info.state_dim,
+        "net_shape": net.shape.to_dict(),
         "train_config": config.to_dict(),
         "model": net.state_dict(),
         "iteration": iteration,
@@ -203,7 +207,55 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"{str(path)!r} lacks {missing}: damaged checkpoint")
     data["path"] = str(path)
     verify_model(data)
+    if data["version"] < 3:
+        upgrade_net_shape(data)
     return data
+
+
+def upgrade_net_shape(data: dict) -> None:
+    """Versions 1 and 2 kept the layout network's game shape in the config as text lines (net.layout
+    'museum: 2 seat x 7 row x 24', net.cell_actions 'place: 198 + 4 per cell of museum', net.seat_actions
+    'accuse: 30 + 1 per seat of 7'): read them once into `net_shape` and drop them from the config."""
+    net = data["train_config"].get("net", {})
+    pieces, cells, seats = (net.pop(key, []) or [] for key in ("layout", "cell_actions", "seat_actions"))
+    try:
+        shape = {
+            "obs_dim": data["obs_dim"],
+            "num_actions": data["num_actions"],
+            "state_dim": data.get("state_dim", 0),
+            "pieces": [_legacy_piece(line) for line in pieces],
+            "cell_blocks": [dict(zip(("name", "start", "depth", "grid"), _legacy_block(line, "cell")))
+                            for line in cells],
+            "seat_blocks": [dict(zip(("name", "start", "depth", "seats"), _legacy_block(line, "seat")))
+                            for line in seats],
+        }  # fmt: skip
+        data["net_shape"] = NetShape.from_dict(shape).to_dict()
+    except (ValueError, TypeError) as exc:
+        raise CheckpointError(
+            f"checkpoint {data['path']!r}: its network's layout is unreadable ({exc})"
+        ) from None
+
+
+def _legacy_piece(line: str) -> dict:
+    """'museum: 2 seat x 7 row x 24' -> {'name': 'museum', 'shape': [2, 7, 24], 'axes': ['seat', 'row', 'feature']}."""
+    name, _, text = str(line).rpartition(":")
+    parts = [part.split() for part in text.split(" x ")] if text.strip() else []
+    if not name or any(not 1 <= len(words) <= 2 or not words[0].isdigit() for words in parts):
+        raise ValueError(f"net.layout line {line!r}")
+    return {
+        "name": name.strip(),
+        "shape": [int(w[0]) for w in parts],
+        "axes": [w[1] if len(w) == 2 else "feature" for w in parts],
+    }
+
+
+def _legacy_block(line: str, kind: str) -> tuple:
+    """'place: 198 + 4 per cell of museum' -> ('place', 198, 4, 'museum'); seats end in a number."""
+    match = re.fullmatch(rf"\s*(.+?):\s*(\d+) \+ (\d+) per {kind} of (\S+)\s*", str(line))
+    if match is None:
+        raise ValueError(f"net.{kind}_actions line {line!r}")
+    last = int(match[4]) if kind == "seat" and match[4].isdigit() else match[4]
+    return match[1], int(match[2]), int(match[3]), last
 
 
 def latest_in(folder: Path) -> Path:
@@ -345,7 +397,14 @@ def build_net(data: dict) -> PolicyNet:
 
 
 def net_from(data: dict, net_config: NetConfig) -> PolicyNet:
-    net = PolicyNet(data["obs_dim"], data["num_actions"], data.get("state_dim", 0), net_config)
+    try:
+        shape = NetShape.from_dict(data.get("net_shape"))
+    except ValueError as exc:
+        raise CheckpointError(f"checkpoint {data['path']!r} holds an unusable network shape: {exc}") from None
+    try:
+        net = PolicyNet(shape, net_config)
+    except ValueError as exc:
+        raise CheckpointError(f"checkpoint {data['path']!r}: {exc}") from None
     try:
         net.load_state_dict(data["model"])
     except RuntimeError as exc:

@@ -14,15 +14,16 @@ import numpy as np
 import torch
 import yaml
 
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, PositionError
 from envs.core.players import PLAYERS
+from envs.core.position import read_position
 from envs.core.replay import Recordings
 from envs.core.search import Search
 from envs.core.workers import Workers
 
 from . import checkpoint as ckpt
 from .config import ScaledWarmStart, check_count, check_number, check_seed, load_config
-from .evaluate import match, rating_table
+from .evaluate import crossplay, match, rating_table
 from .games import evaluation_info, game_info
 from .players import GUIDED, RUN
 from .runlog import result_lines
@@ -321,7 +322,8 @@ def write_replays(recorded: dict, folder: Path, info) -> dict:
     return pages
 
 
-def cmd_rate(args) -> int:
+def named_players(args) -> tuple:
+    """The command's game and its players by name (args.players: names, runs, checkpoints)."""
     torch.set_num_threads(args.threads)
     for text in args.players:
         check_player(text)
@@ -330,12 +332,72 @@ def cmd_rate(args) -> int:
     for text in args.players:
         name, player, _ = _load_player(text, info, args)
         players[name] = player
+    return game, info, players
+
+
+def cmd_rate(args) -> int:
+    game, info, players = named_players(args)
     with worker_pool(args.workers, game, info, args.imports) as workers:
         table = rating_table(info, players, args.games, args.seed, greedy=args.greedy, workers=workers)
     times = search_times(players)
     if times:
         table["seconds_per_decision"] = times
     print(json.dumps(table, indent=1))
+    return 0
+
+
+def cmd_exploit(args) -> int:
+    from .exploit import STARTS, exploit
+
+    check_count("--budget", args.budget)
+    check_count("--games", args.games)
+    check_seed("--seed", args.seed)
+    torch.set_num_threads(args.threads)
+    starts = tuple(args.starts.split(",")) if args.starts else STARTS
+    greedy = True if args.greedy else (False if args.sample else None)
+    out_dir = args.out or f"runs/exploit-{Path(str(args.agent)).name or 'agent'}-{args.budget}"
+    report = exploit(
+        args.agent, args.budget, out_dir, args.game, args.games, args.seed, greedy, starts, config=args.config
+    )
+    text = json.dumps(report, indent=1)
+    if args.output:
+        Path(args.output).write_text(text + "\n")
+    print(text)
+    return 0
+
+
+def cmd_crossplay(args) -> int:
+    _, info, players = named_players(args)
+    partners = None if args.partners == "none" else args.partners
+    if partners is not None:
+        check_player(partners)
+    table = crossplay(info, players, args.games, args.seed, info.spec.extra.get("metrics"), partners)
+    print(json.dumps(table, indent=1))
+    return 0
+
+
+def cmd_benchmark(args) -> int:
+    from .benchmark import PROTOCOL, Protocol, benchmark, write_card
+
+    args.players = [args.agent]
+    game, info, players = named_players(args)
+    name = next(iter(players))
+    protocol = Protocol(
+        games=args.games or PROTOCOL.games, search_games=args.search_games or PROTOCOL.search_games
+    )
+    with worker_pool(args.workers, game, info, args.imports) as workers:
+        card = benchmark(name, players[name], info, protocol, workers)
+    if args.out:
+        for path in write_card(card, args.out):
+            say(f"wrote {path}")
+    print(json.dumps(card, indent=1))
+    return 0
+
+
+def cmd_leaderboard(args) -> int:
+    from .benchmark import leaderboard
+
+    print(leaderboard(args.folder), end="")
     return 0
 
 
@@ -365,6 +427,14 @@ def cmd_play(args) -> int:
     return play_in_terminal(args, info, net_move)
 
 
+def start_position(path: str, info):
+    """The game saved in a position file (`Game.to_dict`, a replay's step), which must be of the agents'
+    game and configuration and not over."""
+    game = info.spec.game_class.start_from({"state": read_position(path)}, info.config)
+    print(f"starting from the position in {path} (decision {game.num_decisions})")
+    return game
+
+
 def play_in_terminal(args, info, agent_move) -> int:
     """You play one seat (every seat of a cooperative game with --all-seats); agent_move(game, seat,
     mask) -> action plays the others."""
@@ -373,7 +443,7 @@ def play_in_terminal(args, info, agent_move) -> int:
             f"--seat must be from 0 to {info.num_players - 1} ({info.num_players} players), got {args.seat}"
         )
     rng = np.random.default_rng(args.seed)
-    game = info.new_game(int(rng.integers(2**63)))
+    game = info.new_game(int(rng.integers(2**63))) if args.start is None else start_position(args.start, info)
     seat = args.seat if args.seat is not None else int(rng.integers(info.num_players))
     humans = set(range(info.num_players)) if info.cooperative and args.all_seats else {seat}
     print(f"{info.spec.title}: you play seat {seat}; the trained agent plays the others. 'q' quits.")
@@ -551,6 +621,71 @@ def build_parser() -> argparse.ArgumentParser:
     worker_option(r)
     r.set_defaults(func=cmd_rate)
 
+    e = command(
+        sub,
+        "exploit",
+        "train best responses against a frozen agent: a lower bound of how exploitable it is (JSON)",
+    )
+    e.add_argument("agent", help="a run directory or checkpoint, or scripted or random (with --game)")
+    e.add_argument("--budget", type=int, required=True, help="decisions each best response trains for")
+    e.add_argument("--game", default=None, help="the game, for scripted and random")
+    e.add_argument(
+        "--config", default=None, help="for scripted and random: the run config best responses train with"
+    )
+    e.add_argument("--games", type=int, default=1000, help="games of each best response against the agent")
+    e.add_argument("--seed", type=int, default=0, help="seed of the training runs and the games")
+    e.add_argument("--starts", default="", help="agent,scratch (default both): where best responses start")
+    e.add_argument("--greedy", action="store_true", help="the agent takes its most likely action")
+    e.add_argument("--sample", action="store_true", help="the agent samples (default: as its run evaluates)")
+    e.add_argument("--out", default=None, help="where the best responses' runs go (default runs/exploit-...)")
+    e.add_argument("--output", default=None, help="also write the JSON report to this file")
+    e.add_argument("--threads", type=int, default=1, help="torch threads")
+    e.set_defaults(func=cmd_exploit)
+
+    c = command(
+        sub,
+        "crossplay",
+        "a cooperative game's teams mixed from different agents: self-play beside cross-play (JSON)",
+    )
+    c.add_argument(
+        "players", nargs="+", help="run directories or checkpoints (seeds), scripted, random, search:RUN"
+    )
+    c.add_argument("--games", type=int, default=400, help="games per team")
+    c.add_argument("--seed", type=int, default=0, help="seed of the deals (the same for every team)")
+    c.add_argument(
+        "--partners",
+        default="scripted",
+        help="each player also at one seat among these partners ('none': skip)",
+    )
+    c.add_argument("--threads", type=int, default=1, help="torch threads")
+    agent_options(c)
+    c.set_defaults(func=cmd_crossplay)
+
+    b = command(
+        sub,
+        "benchmark",
+        "an agent's card under the benchmark protocol (JSON; --out writes card.json and .md)",
+    )
+    b.add_argument("agent", help="a run directory or checkpoint, scripted, random, search or search:RUN")
+    b.add_argument("--out", default=None, help="folder for the card (JSON and Markdown)")
+    b.add_argument(
+        "--games", type=int, default=None, help="games per opponent (default: the protocol's 1000)"
+    )
+    b.add_argument(
+        "--search-games",
+        type=int,
+        default=None,
+        help="games against the search (default: the protocol's 100)",
+    )
+    b.add_argument("--threads", type=int, default=1, help="torch threads")
+    agent_options(b)
+    worker_option(b)
+    b.set_defaults(func=cmd_benchmark)
+
+    lb = command(sub, "leaderboard", "the leaderboard page (Markdown) from a folder of benchmark cards")
+    lb.add_argument("folder", help="a folder of cards (benchmark --out)")
+    lb.set_defaults(func=cmd_leaderboard)
+
     p = command(sub, "play", "play against the trained agents in the terminal")
     p.add_argument(
         "checkpoint",
@@ -560,6 +695,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a fresh random one)")
     p.add_argument("--greedy", action="store_true", help="the agents take their most likely action")
     p.add_argument("--all-seats", action="store_true", help="cooperative games: you play every seat")
+    p.add_argument(
+        "--from",
+        dest="start",
+        metavar="FILE",
+        default=None,
+        help="start from a saved position (a JSON file from Game.to_dict or a replay's positions/ folder; "
+        "a recurrent agent starts it with an empty memory) instead of a new deal",
+    )
     agent_options(p, threads=False)
     p.set_defaults(func=cmd_play)
 
@@ -659,7 +802,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "train":
         args.overrides = list(args.overrides) + unknown
-    elif unknown and args.command not in ("evaluate", "rate", "play"):
+    elif unknown and args.command not in ("evaluate", "rate", "play", "benchmark", "crossplay"):
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     else:
         args.game_options = unknown
@@ -667,7 +810,7 @@ def main(argv: list[str] | None = None) -> int:
         check_numbers(args)
         import_user_modules(args.imports)
         return args.func(args)
-    except (ConfigError, ckpt.CheckpointError, FileExistsError) as exc:
+    except (ConfigError, PositionError, ckpt.CheckpointError, FileExistsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         if args.verbose and getattr(exc, "detail", ""):
             print(f"  (underneath: {exc.detail})", file=sys.stderr)
@@ -691,7 +834,7 @@ def check_numbers(args) -> None:
     """The numeric options of every command, before anything runs: counts at least 1 (0 games would
     report a meaningless 0.0 win rate), seeds from 0, seconds above 0. (play checks --seat against
     its game's players.)"""
-    for name in ("games", "threads", "record_games", "simulations", "workers"):
+    for name in ("games", "threads", "record_games", "simulations", "workers", "search_games"):
         if getattr(args, name, None) is not None:
             check_count(f"--{name.replace('_', '-')}", getattr(args, name))
     if getattr(args, "seed", None) is not None:

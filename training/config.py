@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,6 @@ from typing import Any
 import yaml
 
 from envs.core.errors import ConfigError, did_you_mean
-from envs.core.layout import AXIS_KINDS, ActionGroup
 
 BACKENDS = ("native", "rllib")  # training/run.py maps each to its class; each checks its own options
 SEED_LIMIT = 2**63  # seeds are below it: torch.manual_seed and int64 arrays take every one
@@ -57,18 +55,6 @@ def check_seed(name: str, value: int) -> None:
         raise ConfigError(f"{name} must be an integer from 0 to 2**63 - 1, got {value}")
 
 
-def _block_lines(lines: list, pattern: str, option: str, example: str, counts: tuple[int, ...]) -> list:
-    """The lines of an action-block option (net.cell_actions, net.seat_actions) matched against
-    `pattern`; the groups in `counts` must be positive. A ConfigError shows `example` otherwise."""
-    matches = []
-    for line in lines:
-        match = re.fullmatch(pattern, line) if isinstance(line, str) else None
-        if match is None or any(int(match[i]) < 1 for i in counts):
-            raise ConfigError(f"{option} entries look like {example!r}, got {line!r}")
-        matches.append(match)
-    return matches
-
-
 @dataclass
 class NetConfig:
     kind: str = "mlp"  # "mlp", "gru", or "layout" (an encoder built from the observation layout's axis
@@ -87,17 +73,10 @@ class NetConfig:
     direct: bool = False
     embed: int = 32  # kind="layout": entity and per-seat embeddings are 2 * embed wide (mean and max)
     conv_channels: int = 16  # kind="layout": channels of the two 3x3 convolutions over each grid
-    # kind="layout": the observation pieces the encoder is built from, one "name: 2 seat x 7 row x 24"
-    # line each (a size, then the axis kind unless a plain feature); filled from the game when a run
-    # starts (bind_game) and stored with the config in every checkpoint, which so rebuilds its
-    # network without the game's code
-    layout: list = field(default_factory=list)
     # kind="layout": the logits of an action block laid over a grid's cells (Exposaurus's placements:
     # museum cell x rotation) come from each cell's convolution features beside the trunk's features
+    # (the blocks are the game's: training.netshape.NetShape)
     cells: bool = False
-    # with cells: the blocks, one "place: 198 + 4 per cell of museum" line each (first action, actions
-    # per cell, the grid piece); filled from the game's action groups when a run starts (bind_game)
-    cell_actions: list = field(default_factory=list)
     # with cells (0 = off): each cell also gets this many keys (a 3x3 convolution of the cell and its
     # neighbours) and each of the block's per-cell actions a query from the trunk's features; their
     # dot product joins the cell's logit. A match (this edge against that neighbour's, this kind
@@ -106,11 +85,8 @@ class NetConfig:
     # the logits of an action block of seats (Artifacts' votes and accusations: relative seat x depth)
     # also come from each seat's own numbers (every observation piece led by a seat axis) beside the
     # trunk's features, with the same weights for every seat: what makes a player worth accusing is the
-    # same at every seat. Any net.kind; reads net.layout
+    # same at every seat. Any net.kind (the blocks and pieces are the game's: training.netshape.NetShape)
     seats: bool = False
-    # with seats: the blocks, one "accuse: 30 + 1 per seat of 7" line each (first action, actions per
-    # seat, seats); filled from the game's action groups when a run starts (bind_game)
-    seat_actions: list = field(default_factory=list)
     # an auxiliary target (0 = off): a linear head on the actor's features predicts the full
     # state_tensor() (hidden roles and cards among it) as the deciding seat sees it (the state
     # layout's seat axes renumbered from that seat, as observations number them), and its mean squared
@@ -136,84 +112,6 @@ class NetConfig:
             raise ConfigError(
                 f"net.cells=true reads the layout encoder's grids: it needs net.kind=layout, got {self.kind!r}"
             )
-        self.pieces()
-        self.cell_blocks()
-        self.seat_blocks()
-
-    def pieces(self) -> list[tuple[str, tuple[int, ...], tuple[str, ...]]]:
-        """net.layout read back: (name, shape, axes) per piece."""
-        return [self._read_piece(line) for line in self.layout]
-
-    def bind_game(self, game) -> NetConfig:
-        """What the layout network reads from the game when a run starts: its observation layout
-        (bind_layout) and its action blocks laid over a grid's cells or its seats (bind_actions)."""
-        return self.bind_layout(game.observation_layout).bind_actions(game.action_groups())
-
-    def bind_layout(self, layout) -> NetConfig:
-        """With kind="layout" or seats and no net.layout yet: describe the pieces of `layout` (the game's
-        observation_layout). A layout already given (a resumed run, a checkpoint) is kept."""
-        if (self.kind == "layout" or self.seats) and not self.layout:
-            self.layout = [self._piece_line(p.name, p.shape, p.axes) for p in layout]
-        return self
-
-    def bind_actions(self, action_groups) -> NetConfig:
-        """With cells (seats) and no net.cell_actions (net.seat_actions) yet: the game's action groups
-        laid over a grid's cells (of seats)."""
-        groups = [ActionGroup(*g) for g in action_groups]
-        if self.seats and not self.seat_actions:
-            self.seat_actions = [
-                f"{g.name}: {g.start} + {g.depth} per seat of {g.count // g.depth}" for g in groups if g.seats
-            ]
-            if not self.seat_actions:
-                raise ConfigError("net.seats=true, but this game has no action block of seats")
-        if self.cells and not self.cell_actions:
-            self.cell_actions = [
-                f"{g.name}: {g.start} + {g.depth} per cell of {g.cells}" for g in groups if g.cells
-            ]
-            if not self.cell_actions:
-                raise ConfigError(
-                    "net.cells=true, but this game has no action block laid over a grid's cells"
-                )
-        return self
-
-    def cell_blocks(self) -> list[tuple[str, int, int, str]]:
-        """net.cell_actions read back: (name, first action, actions per cell, grid piece) per block."""
-        pattern, example = (
-            r"\s*(.+?):\s*(\d+) \+ (\d+) per cell of (\S+)\s*",
-            "place: 198 + 4 per cell of museum",
-        )
-        lines = _block_lines(self.cell_actions, pattern, "net.cell_actions", example, counts=(3,))
-        return [(m[1], int(m[2]), int(m[3]), m[4]) for m in lines]
-
-    def seat_blocks(self) -> list[tuple[str, int, int, int]]:
-        """net.seat_actions read back: (name, first action, actions per seat, seats) per block."""
-        pattern, example = r"\s*(.+?):\s*(\d+) \+ (\d+) per seat of (\d+)\s*", "accuse: 30 + 1 per seat of 7"
-        lines = _block_lines(self.seat_actions, pattern, "net.seat_actions", example, counts=(3, 4))
-        return [(m[1], int(m[2]), int(m[3]), int(m[4])) for m in lines]
-
-    @staticmethod
-    def _piece_line(name: str, shape, axes) -> str:
-        sizes = [str(n) if kind == "feature" else f"{n} {kind}" for n, kind in zip(shape, axes)]
-        return f"{name}: {' x '.join(sizes)}"
-
-    @staticmethod
-    def _read_piece(line) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
-        """'museum: 2 seat x 7 row x 24' -> ('museum', (2, 7, 24), ('seat', 'row', 'feature'))."""
-        problem = f"net.layout entries look like 'museum: 2 seat x 7 row x 7 col x 24', got {line!r}"
-        if not isinstance(line, str) or ":" not in line:
-            raise ConfigError(problem)
-        name, _, text = line.rpartition(":")
-        shape, axes = [], []
-        for part in text.split(" x ") if text.strip() else []:
-            words = part.split()
-            if not 1 <= len(words) <= 2 or not words[0].isdigit() or int(words[0]) < 1:
-                raise ConfigError(problem)
-            kind = words[1] if len(words) == 2 else "feature"
-            if kind not in AXIS_KINDS:
-                raise ConfigError(f"{problem}: axis kinds are {list(AXIS_KINDS)}")
-            shape.append(int(words[0]))
-            axes.append(kind)
-        return name.strip(), tuple(shape), tuple(axes)
 
 
 @dataclass
@@ -259,6 +157,11 @@ class OpponentConfig:
     snapshot: float = 0.0
     scripted: float = 0.0
     random: float = 0.0
+    # fixed = a frozen player named by fixed_player (a run directory or checkpoint, "scripted",
+    # "search:RUN", any name envs.core.players knows): what `python -m training exploit` trains against
+    fixed: float = 0.0
+    fixed_player: str = ""
+    fixed_greedy: bool = False  # the fixed player (a network) takes its most likely action
     pfsp: str = "hard"  # how snapshots are drawn: "uniform", "hard" ((1-p)^2), "even" (p(1-p))
     snapshot_every: int = 10  # iterations between snapshots added to the pool
     pool_size: int = 16  # newest snapshots kept
@@ -268,8 +171,12 @@ class OpponentConfig:
             check_number(f"opponents.{name.replace('self', 'self_play')}", weight, 0)
         if sum(self.weights().values()) <= 0:
             raise ConfigError(
-                "opponents.self_play, snapshot, scripted and random are weights: at least one must be > 0, "
+                "opponents.self_play, snapshot, scripted, random and fixed are weights: at least one must be > 0, "
                 f"got {list(self.weights().values())}"
+            )
+        if self.fixed and not self.fixed_player:
+            raise ConfigError(
+                "opponents.fixed needs opponents.fixed_player: who plays (a run, 'scripted', ...)"
             )
         _choice("opponents.pfsp", self.pfsp, ("uniform", "hard", "even"))
         for name in ("snapshot_every", "pool_size"):
@@ -281,6 +188,7 @@ class OpponentConfig:
             "snapshot": self.snapshot,
             "scripted": self.scripted,
             "random": self.random,
+            "fixed": self.fixed,
         }
 
 

@@ -123,9 +123,12 @@ def play_games(
     greedy: bool = False,
     metrics: Callable | None = None,
     on_game_start: Callable | None = None,
+    mixed: Callable | None = None,
 ) -> list:
     """Games `games` (indices j) of A against B, each result (outcome, A's mean return, A's team,
-    metrics, truncated) in the order of j: game j gives A the team j mod (number of teams)."""
+    metrics, truncated) in the order of j: game j gives A the team j mod (number of teams). In a
+    cooperative game A plays every seat, or with `mixed(j, num_players) -> seats` those seats and B
+    the others (one team of both: cross-play)."""
     actors = {"A": make_actor(player_a, info, greedy), "B": make_actor(player_b, info, greedy)}
     indices = iter(games)
     results: list = [None] * len(games)
@@ -137,7 +140,10 @@ def play_games(
         teams = info.teams_of(game)
         ids = sorted(set(teams))
         team = ids[j % len(ids)]
-        keys = ["A" if info.cooperative or t == team else "B" for t in teams]
+        if mixed is not None:  # one team of both: mixed(j, seats) says which seats A plays
+            keys = ["A" if s in mixed(j, len(teams)) else "B" for s in range(len(teams))]
+        else:
+            keys = ["A" if info.cooperative or t == team else "B" for t in teams]
         if on_game_start is not None:
             on_game_start(j, game, keys)
         return keys, (j, team, teams)
@@ -154,6 +160,45 @@ def play_games(
     with torch.no_grad():
         runner.run_episodes()
     return results
+
+
+def alternate_seats(j: int, n: int) -> set[int]:
+    """Every other seat, starting at seat 0 in even games and seat 1 in odd ones."""
+    return {s for s in range(n) if (s + j) % 2 == 0}
+
+
+def one_seat(j: int, n: int) -> set[int]:
+    """Seat j mod n: one player among the other's partners, at every seat in turn."""
+    return {j % n}
+
+
+def crossplay(info, players: dict, games: int, seed: int = 0, metrics: Callable | None = None,
+              partners: str | None = "scripted") -> dict:  # fmt: skip
+    """A cooperative game's cross-play table: each pair of players as one team (seats alternating, which
+    of the two starts rotated), each player alone (self-play, the diagonal), and each player at one seat
+    with `partners` at the others. Self-play scores hide conventions that fail with any other partner
+    (Hanabi's SAD, Other-Play); cross-play shows them."""
+    if not info.cooperative:
+        raise ValueError(f"cross-play is for cooperative games; {info.spec.name} has sides (use rate)")
+    names = list(players)
+    table: dict = {"players": names, "games": games, "self_play": {}, "pairs": {}, "with_partners": {}}
+
+    def run(a, b, mixed):
+        rng = np.random.default_rng(seed)
+        return summarize(play_games(info, a, b, range(games), rng, metrics=metrics, mixed=mixed), info)
+
+    for i, a in enumerate(names):
+        table["self_play"][a] = run(players[a], players[a], None)
+        for b in names[i + 1 :]:
+            table["pairs"][f"{a} + {b}"] = run(players[a], players[b], alternate_seats)
+        if partners is not None and a != partners:
+            table["with_partners"][f"{a} + {partners}"] = run(players[a], partners, one_seat)
+    table["partners"] = partners
+    cross = [r["win_rate"] for r in table["pairs"].values()]
+    own = [r["win_rate"] for r in table["self_play"].values()]
+    table["mean_self_play"] = round(float(np.mean(own)), 4)
+    table["mean_cross_play"] = round(float(np.mean(cross)), 4) if cross else None
+    return table
 
 
 def summarize(results: list, info) -> dict:

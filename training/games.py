@@ -21,6 +21,8 @@ from envs.core.errors import ConfigError
 from envs.core.observer import seat_gathers
 from envs.core.registry import GameSpec
 
+from .netshape import NetShape
+
 
 def resolve_spec(game: str, may_import: bool = False):
     """A registered game name ("expressions") or "package.module:ATTR" naming a GameSpec.
@@ -75,6 +77,7 @@ class GameInfo:
     teams: list[int]  # team id per seat of a probe game: the fixed teams, or one deal of secret sides
     game_type: Any = None  # envs.core.game.GameType of this configuration
     state_layout: Any = None  # envs.core.Layout of state_tensor(), seat axes by absolute seat
+    net_shape: Any = None  # training.netshape.NetShape: what a policy network reads of this game
 
     def state_seen_by(self, states: np.ndarray, chains: np.ndarray) -> np.ndarray:
         """State rows renumbered as each row's seat sees the table: every seat axis the state layout
@@ -142,6 +145,7 @@ def spec_info(spec, game_config: dict) -> GameInfo:
         teams=_teams(probe, spec.name),
         game_type=probe.game_type(),
         state_layout=probe.state_layout,
+        net_shape=NetShape.of(probe),
     )
 
 

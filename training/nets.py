@@ -9,6 +9,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from .netshape import NetShape
+
 MASKED_LOGIT = -1e9  # logits of illegal actions: exp() underflows to exactly 0 probability
 
 
@@ -398,9 +400,11 @@ class PolicyNet(nn.Module):
     """Actor: observation -> trunk (MLP, or the layout encoder then an MLP) [-> GRU] -> logits.
     Critic: see NetConfig.critic (with kind="layout" a separate or central critic has its own encoder)."""
 
-    def __init__(self, obs_dim: int, num_actions: int, state_dim: int, net_config):
+    def __init__(self, shape: NetShape, net_config):
         super().__init__()
         c = net_config
+        self.shape = shape  # what the network reads of its game (stored in checkpoints as data)
+        obs_dim, num_actions, state_dim = shape.obs_dim, shape.num_actions, shape.state_dim
         self.obs_dim, self.num_actions, self.state_dim = obs_dim, num_actions, state_dim
         self.kind = c.kind  # "mlp", "gru" or "layout"
         self.recurrent = c.kind == "gru"
@@ -452,34 +456,31 @@ class PolicyNet(nn.Module):
                 nn.init.orthogonal_(head.query.weight, 0.01)
 
     def _cell_heads(self, c, features: int) -> list[CellHead]:
-        if not self.layout or not c.cell_actions:
-            raise ValueError(
-                "net.cells needs net.kind=layout and net.cell_actions (NetConfig.bind_actions fills it "
-                "from the game's action groups when a run starts)"
-            )
+        if not self.layout:
+            raise ValueError("net.cells needs net.kind=layout (the cells are the layout encoder's grids)")
+        if not self.shape.cell_blocks:
+            raise ValueError("net.cells=true, but this game has no action block laid over a grid's cells")
         heads = []
-        for name, start, depth, piece in c.cell_blocks():
-            head = CellHead(self.trunk.encoder.grid_of(piece), start, depth, features, c.embed, c.cell_keys)
+        for block in self.shape.cell_blocks:
+            grid = self.trunk.encoder.grid_of(block.grid)
+            head = CellHead(grid, block.start, block.depth, features, c.embed, c.cell_keys)
             if head.end > self.num_actions:
-                raise ValueError(f"net.cell_actions {name!r} runs past the {self.num_actions} actions")
+                raise ValueError(f"the cell block {block.name!r} runs past the {self.num_actions} actions")
             heads.append(head)
         return heads
 
     def _seat_heads(self, c, features: int) -> list[SeatHead]:
         """One head for every block of seats (they all read the same seats)."""
-        if not c.layout or not c.seat_actions:
-            raise ValueError(
-                "net.seats needs net.layout and net.seat_actions (NetConfig.bind_game fills them from the "
-                "game when a run starts)"
-            )
-        blocks = c.seat_blocks()
-        for name, start, depth, seats in blocks:
-            if start + seats * depth > self.num_actions:
-                raise ValueError(f"net.seat_actions {name!r} runs past the {self.num_actions} actions")
-        if len({seats for *_, seats in blocks}) > 1:
-            raise ValueError(f"net.seat_actions: every block must span the same seats, got {c.seat_actions}")
-        index = seat_index(c.pieces(), blocks[0][3])
-        return [SeatHead(index, [(start, depth) for _, start, depth, _ in blocks], features, c.embed)]
+        blocks = self.shape.seat_blocks
+        if not blocks:
+            raise ValueError("net.seats=true, but this game has no action block of seats")
+        for b in blocks:
+            if b.start + b.seats * b.depth > self.num_actions:
+                raise ValueError(f"the seat block {b.name!r} runs past the {self.num_actions} actions")
+        if len({b.seats for b in blocks}) > 1:
+            raise ValueError(f"every block of seats must span the same seats, got {list(blocks)}")
+        index = seat_index(self.shape.layout(), blocks[0].seats)
+        return [SeatHead(index, [(b.start, b.depth) for b in blocks], features, c.embed)]
 
     def _aux_head(self, features: int) -> nn.Linear:
         if self.state_dim < 1:
@@ -487,15 +488,12 @@ class PolicyNet(nn.Module):
         return nn.Linear(features, self.state_dim)
 
     def _layout_trunk(self, c, sizes: list[int], extra: int = 0) -> LayoutTrunk:
-        if not c.layout:
-            raise ValueError(
-                "net.kind=layout needs net.layout, the observation pieces [name, shape, axes] "
-                "(NetConfig.bind_layout(game.observation_layout) fills it when a run starts)"
-            )
-        trunk = LayoutTrunk(c.pieces(), sizes, c.embed, c.conv_channels, extra)
+        if not self.shape.pieces:
+            raise ValueError("net.kind=layout needs the observation's pieces (NetShape.of(game) gives them)")
+        trunk = LayoutTrunk(self.shape.layout(), sizes, c.embed, c.conv_channels, extra)
         if trunk.obs_dim != self.obs_dim:
             raise ValueError(
-                f"net.layout describes {trunk.obs_dim} numbers, the observation has {self.obs_dim}"
+                f"the pieces describe {trunk.obs_dim} numbers, the observation has {self.obs_dim}"
             )
         return trunk
 

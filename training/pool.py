@@ -67,14 +67,14 @@ class OpponentPool:
         return keys, w / w.sum()
 
     def sample(self, rng: np.random.Generator):
-        """An opponent key: "self", "scripted", "random" or ("snap", id)."""
-        kinds = ["self", "snapshot", "scripted", "random"]
+        """An opponent key: "self", "scripted", "random", "fixed" or ("snap", id)."""
+        kinds = ["self", "snapshot", "scripted", "random"] + (["fixed"] if self.weights["fixed"] else [])
         w = np.array([self.weights[k] for k in kinds], float)
         if not self.snapshots:
             w[1] = 0.0
         if w.sum() <= 0:
             w[0] = 1.0
-        kind = kinds[int(rng.choice(4, p=w / w.sum()))]
+        kind = kinds[int(rng.choice(len(kinds), p=w / w.sum()))]
         if kind != "snapshot":
             return kind
         keys, probs = self._snapshot_probs()

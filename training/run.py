@@ -28,6 +28,7 @@ from pathlib import Path
 import yaml
 
 from envs.core.errors import ConfigError
+from envs.core.players import PLAYERS
 
 from . import checkpoint as ckpt
 from .config import TrainConfig, apply_overrides, from_dict
@@ -93,12 +94,17 @@ class Seeds:
 
 def run_game(config: TrainConfig) -> GameInfo:
     """The config checked against its game, before a backend builds anything: the game and its options,
-    the evaluation games' options, a warm start's scripted baseline; a layout network or seat heads get
-    the game's observation layout and action blocks."""
+    the evaluation games' options, a warm start's scripted baseline, cell or seat heads on a game
+    without such action blocks."""
     config.validate()
     info = game_info(config.game, config.game_config)
     evaluation_info(info, config.eval.game_config)  # a bad eval.game_config fails now, not later
-    config.net.bind_game(info.new_game(0))  # a layout network or seat heads read the game's layout
+    if config.net.cells and not info.net_shape.cell_blocks:
+        raise ConfigError("net.cells=true, but this game has no action block laid over a grid's cells")
+    if config.net.seats and not info.net_shape.seat_blocks:
+        raise ConfigError("net.seats=true, but this game has no action block of seats")
+    if config.opponents.fixed:
+        PLAYERS.check(config.opponents.fixed_player, noun="opponents.fixed_player")  # names what it can be
     if config.pretrain.games and info.spec.scripted_policy is None:
         raise ConfigError(f"pretrain.games needs a scripted baseline; {info.spec.name} has none")
     if config.teacher.coef and info.spec.scripted_policy is None:

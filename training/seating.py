@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .actors import NetActor
+from .actors import NetActor, RandomActor, ScriptedActor
 from .games import final_outcomes
 
 
@@ -29,6 +29,20 @@ class Outcome(NamedTuple):
     returns: list
     truncated: bool
     results: dict
+
+
+def opponent_actors(config, info) -> dict:
+    """The actors a run's games may seat besides the learner and its snapshots: random play, the scripted
+    baseline, the fixed player (opponents.fixed_player, when opponents.fixed > 0)."""
+    from .evaluate import make_actor  # (evaluate imports the runner; seating stays below it)
+
+    actors = {"random": RandomActor()}
+    if info.spec.scripted_policy is not None:
+        actors["scripted"] = ScriptedActor(info)
+    o = config.opponents
+    if o.fixed:
+        actors["fixed"] = make_actor(o.fixed_player, info, greedy=o.fixed_greedy)
+    return actors
 
 
 class Seating:

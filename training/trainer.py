@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from . import checkpoint as ckpt
-from .actors import NetActor, RandomActor, ScriptedActor
+from .actors import NetActor
 from .config import TrainConfig
 from .device import fused_adam, resolve_device
 from .nets import PolicyNet
@@ -29,7 +29,7 @@ from .ppo import ppo_update
 from .pretrain import pretrain
 from .run import Backend, Interrupted, Run, Seeds, resume, run_game
 from .runner import Runner
-from .seating import Outcome, Seating
+from .seating import Outcome, Seating, opponent_actors
 from .workers import ParallelRunner
 
 __all__ = ["Interrupted", "Trainer", "iterations_for", "resume"]
@@ -67,9 +67,7 @@ class Trainer(Backend):
         self.rng = np.random.default_rng(seeds.minibatches)
         # who plays: the learner, and the opponents the pool draws for each new game
         self.pool = OpponentPool(config.opponents, info)
-        self.actors = {"learner": NetActor(self.acting, name="learner"), "random": RandomActor()}
-        if info.spec.scripted_policy is not None:
-            self.actors["scripted"] = ScriptedActor(info)
+        self.actors = {"learner": NetActor(self.acting, name="learner"), **opponent_actors(config, info)}
         # the scripted baseline as a teacher of the learner's own decisions (teacher.coef > 0)
         self.teacher = info.scripted(0) if config.teacher.coef > 0 else None
         self.seating = Seating(info, self.pool, self.actors, self._network, self._record)
@@ -98,7 +96,7 @@ class Trainer(Backend):
 
     def _network(self) -> PolicyNet:
         info = self.info
-        return PolicyNet(info.obs_dim, info.num_actions, info.state_dim, self.config.net)
+        return PolicyNet(info.net_shape, self.config.net)
 
     @property
     def decisions(self) -> int:

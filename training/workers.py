@@ -29,7 +29,7 @@ import torch
 
 from envs.core.workers import SharedArrays, WorkerError, Workers, split, stream
 
-from .actors import NetActor, RandomActor, ScriptedActor
+from .actors import NetActor
 from .checkpoint import CheckpointError
 from .config import from_dict
 from .evaluate import play_games
@@ -38,7 +38,7 @@ from .nets import PolicyNet
 from .pool import OpponentPool
 from .pretrain import collect_scripted
 from .runner import Batch, Runner, chain_layout
-from .seating import Seating
+from .seating import Seating, opponent_actors
 
 
 class GameWorker:
@@ -82,13 +82,10 @@ class RolloutWorker(GameWorker):
         cfg = from_dict(config)
         super().__init__(cfg.game, cfg.game_config)
         info = self.info
-        cfg.net.bind_game(info.new_game(0))
         self.config = cfg
         self.net = self._network()
         self.pool = OpponentPool(cfg.opponents, info)
-        self.actors = {"learner": NetActor(self.net, name="learner"), "random": RandomActor()}
-        if info.spec.scripted_policy is not None:
-            self.actors["scripted"] = ScriptedActor(info)
+        self.actors = {"learner": NetActor(self.net, name="learner"), **opponent_actors(cfg, info)}
         self.outcomes: list = []
         self.seating = Seating(info, self.pool, self.actors, self._network, self.outcomes.append)
         p = cfg.ppo
@@ -114,7 +111,7 @@ class RolloutWorker(GameWorker):
 
     def _network(self) -> PolicyNet:
         info = self.info
-        return PolicyNet(info.obs_dim, info.num_actions, info.state_dim, self.config.net).eval()
+        return PolicyNet(info.net_shape, self.config.net).eval()
 
     def sync(self, update: dict) -> None:
         """The learner's weights and the pool as the trainer holds them now (`ParallelRunner._sync`)."""

@@ -76,7 +76,9 @@ class TabletopAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self._last_returns = np.asarray(self.game.returns(), dtype=np.float64).copy()  # paid before: not again
+        self._last_returns = np.asarray(
+            self.game.returns(), dtype=np.float64
+        ).copy()  # paid before: not again
         self._rewarded = False  # whether the last step changed a return (rewards then need a reset)
         self.agent_selection = self.possible_agents[self.game.current_player()]
 

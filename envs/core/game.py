@@ -16,7 +16,7 @@ import numpy as np
 from .config import build_config
 from .errors import ConfigError, IllegalActionError, PositionError
 from .layout import Layout
-from .position import FORMAT, VERSION, Definition, copy_rng, copy_value, decode, encode, handlers
+from .position import FORMAT, IMMUTABLE, VERSION, Definition, copy_rng, copy_value, decode, encode, handlers
 
 __all__ = ["Game", "GameType", "Definition", "copy_rng", "as_action"]
 
@@ -69,8 +69,8 @@ class GameType:
             raise ValueError(f"a zero_sum game's returns add up to 0, not {self.utility_sum}")
 
 
-_FIXED = frozenset(("_fixed", "config"))  # shared by a copy, besides the definition
-_NOT_STATE = frozenset(("_mask_cache", "_max_decisions", "_recording"))  # caches of the base class
+_FIXED = frozenset(("_fixed", "_not_copied", "config"))  # shared by a copy, besides the definition
+_NOT_STATE = frozenset(("_mask_cache", "_max_decisions", "_recording", "_copied"))  # the base class's caches
 _NO_DEFINITION = Definition()
 _NO_DEFINITION.freeze()
 
@@ -80,7 +80,9 @@ def _check_kind(name: str, template: Any, value: Any) -> None:
     if template is None or value is None:
         return
     if type(value) is not type(template):
-        raise PositionError(f"state value {name!r} must be {type(template).__name__}, got {type(value).__name__}")
+        raise PositionError(
+            f"state value {name!r} must be {type(template).__name__}, got {type(value).__name__}"
+        )
     if type(value) is np.ndarray and (value.dtype != template.dtype or value.shape != template.shape):
         raise PositionError(
             f"state value {name!r} must be a {template.dtype} array of shape {list(template.shape)}, "
@@ -154,6 +156,7 @@ class Game(ABC):
         fixed = type(self).definition(config)
         self.__dict__.update(vars(fixed))
         self._fixed = frozenset(vars(fixed)) | _FIXED  # what a copy shares and a position leaves out
+        self._not_copied = self._fixed | self.NOT_COPIED | _NOT_STATE  # what clone() leaves as it is
         self.config = config
         self.rng = rng if rng is not None else np.random.default_rng()
         self._mask_cache: np.ndarray | None = None
@@ -162,6 +165,7 @@ class Game(ABC):
     def adopt(self, definition: Any) -> None:  # TEMPORARY until every game converts
         self.__dict__.update(vars(definition))
         self._fixed = self._fixed | frozenset(vars(definition))
+        self._not_copied = self._not_copied | self._fixed
 
     @classmethod
     def definition(cls, config: Any) -> Definition:
@@ -299,19 +303,42 @@ class Game(ABC):
             )
 
     # ----- the state as a value -------------------------------------------------------------------
-    def clone(self) -> Game:
+    def clone(self, rng: np.random.Generator | None = None) -> Game:
         """An independent copy: every state value copied by its type (its own generator state
-        included), the definition shared. A few microseconds: search copies a game per simulation."""
+        included), the definition shared. A few microseconds: search copies a game per simulation.
+        With `rng`, the copy draws its chance from that generator instead (a resampled world)."""
+        names = self._copied_names()
         new = object.__new__(type(self))
         state = new.__dict__
         state.update(self.__dict__)
-        for name in state.keys() - self._fixed - self.NOT_COPIED:
-            state[name] = copy_value(state[name])
+        if rng is not None:
+            state["rng"] = rng
+            names = [name for name in names if name != "rng"]
+        for name in names:
+            value = state[name]
+            kind = type(value)
+            if kind in IMMUTABLE:  # shared (most state values are numbers, flags and tuples)
+                continue
+            if kind is list and (not value or type(value[0]) in IMMUTABLE):
+                state[name] = value[:]  # the commonest mutable one, without a call
+            else:
+                state[name] = copy_value(value)
         for name in self.NOT_COPIED:
             state.pop(name, None)
         state.pop("_recording", None)  # a copy is not the recorded game
         new._after_copy()
         return new
+
+    def _copied_names(self) -> tuple[str, ...]:
+        """The state's names, everything clone() copies: worked out again whenever the attributes change
+        in number (attributes are only ever added: caches made on first use), else kept with the game
+        and handed to its copies, which have the same names."""
+        d = self.__dict__
+        kept = d.get("_copied")
+        if kept is None or kept[0] != len(d):
+            d["_copied"] = None
+            kept = d["_copied"] = (len(d), tuple(d.keys() - self._not_copied))
+        return kept[1]
 
     def _after_copy(self) -> None:  # noqa: B027 - optional hook
         """Make again, on a fresh copy, what `NOT_COPIED` dropped and cannot wait for first use."""
@@ -383,7 +410,9 @@ class Game(ABC):
         if type(data) is not dict or data.get("format") != FORMAT:
             raise PositionError(f"not a position (a position is an object with format {FORMAT!r})")
         if data.get("version") != VERSION:
-            raise PositionError(f"position format version {data.get('version')!r}; this library reads {VERSION}")
+            raise PositionError(
+                f"position format version {data.get('version')!r}; this library reads {VERSION}"
+            )
         if data.get("game") != cls.name:
             raise PositionError(f"a position of {data.get('game')!r}, not of {cls.name!r}")
         options = data.get("config")

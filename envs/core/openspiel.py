@@ -35,7 +35,7 @@ import pyspiel
 
 from .config import build_config
 from .errors import ConfigError
-from .registry import GameSpec
+from .registry import GameSpec, spec
 
 SHORT_NAME_PREFIX = "tabletop_"
 RNG_SEED = "rng_seed"  # OpenSpiel's name for a sampled-stochastic game's seed; -1: fresh entropy
@@ -162,11 +162,11 @@ class _Engine:
     def __deepcopy__(self, memo):
         return _Engine(game=self.get().clone())
 
-    def __getstate__(self):  # pyspiel serializes a Python state by pickling its attributes
-        return self.get()
+    def __getstate__(self):  # pyspiel serializes a Python state by pickling its attributes:
+        return self.get().to_dict()  # the engine goes as its position (data, Game.to_dict)
 
-    def __setstate__(self, game):
-        self.make, self.game = None, game
+    def __setstate__(self, position):
+        self.make, self.game = None, spec(position["game"]).game_class.from_dict(position)
 
 
 class _Handover(_Engine):

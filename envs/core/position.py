@@ -19,9 +19,11 @@ A position file is `{"format": "tabletop-position", "version": 1, "game", "confi
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from types import FunctionType
 from typing import Any
 
@@ -56,21 +58,52 @@ class Definition:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self._frozen:
-            raise AttributeError(f"a Definition is frozen (shared by every game of its configuration): {name}")
+            raise AttributeError(
+                f"a Definition is frozen (shared by every game of its configuration): {name}"
+            )
         object.__setattr__(self, name, value)
 
 
 # ----- copying a state value (clone) ------------------------------------------------------------------
+class _SeedWords(np.random.bit_generator.ISeedSequence):
+    """Seed words generated once and handed out again: a new bit generator's state is overwritten at
+    once by `copy_rng`, so hashing a seed for it (SeedSequence's cost, half of a copy's) is wasted."""
+
+    words: dict = {}
+
+    def generate_state(self, n_words: int, dtype=np.uint32) -> np.ndarray:
+        key = (n_words, np.dtype(dtype))
+        words = self.words.get(key)
+        if words is None:
+            words = self.words[key] = _ANY_SEED.generate_state(n_words, dtype)
+        return words.copy()
+
+
+_SEED_WORDS = _SeedWords()
+
+
 def copy_rng(rng: np.random.Generator) -> np.random.Generator:
     """An independent generator in the same state: the same draws from here on, at a small fraction of
     deepcopy's cost. Its seed sequence is not the original's; no engine spawns from it."""
     bits = rng.bit_generator
-    new = type(bits)(_ANY_SEED)
+    new = type(bits)(_SEED_WORDS)
     new.state = bits.state
     return np.random.Generator(new)
 
 
-_IMMUTABLE_KINDS = (int, float, str, bytes, tuple, frozenset, type(None), np.generic, FunctionType, Definition, Layout)
+_IMMUTABLE_KINDS = (
+    int,
+    float,
+    str,
+    bytes,
+    tuple,
+    frozenset,
+    type(None),
+    np.generic,
+    FunctionType,
+    Definition,
+    Layout,
+)
 _verdicts: dict[type, bool] = {kind: True for kind in IMMUTABLE}
 
 
@@ -196,13 +229,17 @@ def encode(value: Any, names: Handlers) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     if kind is np.ndarray:
-        return {"array": value.tolist(), "dtype": value.dtype.str, "shape": list(value.shape)}
+        return {"array": value.tolist(), "dtype": value.dtype.name, "shape": list(value.shape)}
     if kind is TurnFlow:
         return {"flow": [_encode_frame(frame, names) for frame in value.frames]}
     if kind is np.random.Generator:
         return {"rng": value.bit_generator.state}
     if hasattr(value, "_fields") or dataclasses.is_dataclass(value):
-        fields = list(value) if hasattr(value, "_fields") else [getattr(value, f.name) for f in dataclasses.fields(value)]
+        fields = (
+            list(value)
+            if hasattr(value, "_fields")
+            else [getattr(value, f.name) for f in dataclasses.fields(value)]
+        )
         names.record(kind.__qualname__)  # only the game's own record types
         return {"record": kind.__qualname__, "fields": [encode(field, names) for field in fields]}
     if kind is tuple:
@@ -255,7 +292,13 @@ def decode(data: Any, names: Handlers) -> Any:
         pairs = _list(data["dict"], "dict")
         if not all(type(pair) is list and len(pair) == 2 for pair in pairs):
             raise PositionError(f"a dict is a list of [key, value] pairs: {_short(pairs)}")
-        return {_hashable(decode(k, names)): decode(v, names) for k, v in pairs}
+        out = {}
+        for k, v in pairs:
+            key = _hashable(decode(k, names))
+            if key in out:
+                raise PositionError(f"a dict names the key {_short(key)} twice")
+            out[key] = decode(v, names)
+        return out
     for set_kind in (set, frozenset):
         if set_kind.__name__ in data:
             return set_kind(_hashable(decode(item, names)) for item in _list(data[set_kind.__name__], "set"))
@@ -317,3 +360,31 @@ def _hashable(value: Any) -> Any:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+# ----- position files ----------------------------------------------------------------------------------
+MAX_FILE_BYTES = 50 * 2**20  # far above any game's position; a bigger file is not one
+
+
+def write_position(game: Any, path: str | Path) -> Path:
+    """Write `game.to_dict()` to `path` as JSON (a position file a person can read and edit)."""
+    path = Path(path)
+    path.write_text(json.dumps(game.to_dict(), indent=1) + "\n")
+    return path
+
+
+def read_position(path: str | Path) -> dict:
+    """The JSON data of a position file (PositionError for a missing, huge or non-JSON file; loading it
+    into a game, `Game.from_dict`, checks the rest). It is data: nothing in it is run or imported."""
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise PositionError(f"{path}: {path.stat().st_size} bytes is not a position file")
+        data = json.loads(path.read_text())
+    except OSError as error:
+        raise PositionError(f"cannot read the position file {path}: {error.strerror or error}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise PositionError(f"{path} is not a position file (not JSON: {error})") from None
+    if type(data) is not dict:
+        raise PositionError(f"{path} is not a position file (a position is a JSON object)")
+    return data

@@ -17,6 +17,7 @@ between, only the pixels each move changed (a few percent of them), drawn one ov
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import html
 import io
@@ -96,6 +97,7 @@ class Step:
     terminal: bool
     truncated: bool
     returns: list[float] = field(default_factory=list)
+    position: dict = field(default_factory=dict)  # Game.to_dict() of the table after the move
 
 
 def view_names(num_players: int) -> list[str]:
@@ -202,6 +204,7 @@ def replay_steps(recording: GameRecording, store: PictureStore) -> list[Step]:
             bool(game.is_terminal()),
             bool(game.is_truncated()),
             [float(r) for r in game.returns()],
+            game.to_dict(),
         )
 
     steps = [step(None)]
@@ -234,10 +237,15 @@ def write_replay(
             if key not in files:
                 files[key] = f"step{i:04d}-{view}.png"
                 (folder / files[key]).write_bytes(store.pngs[key])
+    positions = folder / "positions"
+    positions.mkdir(exist_ok=True)
+    for i, s in enumerate(steps):
+        (positions / f"step{i:04d}.json").write_text(json.dumps(s.position, separators=(",", ":")))
     data = replay_data(recording, steps, title)
     index = dict(data, steps=[dict(s, pictures=[files[k] for k in s["pictures"]]) for s in data["steps"]])
-    for s in index["steps"]:
-        del s["layers"]
+    for i, s in enumerate(index["steps"]):
+        del s["layers"], s["position"]
+        s["position_file"] = f"positions/step{i:04d}.json"
     (folder / "replay.json").write_text(json.dumps(index, indent=1))
     page = folder.with_suffix(".html")
     used = {k for s in steps for layers in s.layers for k in layers}
@@ -264,10 +272,19 @@ def replay_data(recording: GameRecording, steps: list[Step], title: str) -> dict
                 "status": status(recording, s),
                 "pictures": s.pictures,
                 "layers": s.layers,
+                "position": packed_position(s.position),
             }
             for s in steps
         ],
     }
+
+
+def packed_position(position: dict) -> str:
+    """A position as the page carries it: its JSON gzipped, in base64 (the page unpacks it with the
+    browser's DecompressionStream when asked; a position is mostly the same from step to step, but
+    each must stand alone to be copied)."""
+    text = json.dumps(position, separators=(",", ":")).encode()
+    return base64.b64encode(gzip.compress(text, mtime=0)).decode()
 
 
 def status(recording: GameRecording, step: Step) -> str:
@@ -322,6 +339,7 @@ kbd { border: 1px solid #aaa; border-radius: 3px; padding: 0 4px; background: #f
  <button id="next" title="next move (right arrow)">Next &#x25B6;</button>
  <button id="last" title="last step (End)">Last &raquo;</button>
  <span id="counter"></span>
+ <button id="copy" title="copy this step's position (JSON for Game.from_dict, env.reset(options={'state': ...}) or play --from)">Copy position</button>
  <label>View: <select id="view"></select></label>
  <span><kbd>&larr;</kbd> <kbd>&rarr;</kbd> step, <kbd>Home</kbd> <kbd>End</kbd>, <kbd>v</kbd> next view</span>
 </div>
@@ -392,6 +410,23 @@ function fromHash() {
   const q = new URLSearchParams(location.hash.slice(1));
   show(parseInt(q.get("step") || "0", 10) || 0, parseInt(q.get("view") || "0", 10) || 0);
 }
+async function positionText(i) {  // the step's position: gzipped JSON in base64
+  const bytes = Uint8Array.from(atob(data.steps[i].position), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return await new Response(stream).text();
+}
+$("copy").onclick = async () => {
+  const text = await positionText(step);
+  try { await navigator.clipboard.writeText(text); $("copy").textContent = "Copied"; }
+  catch (e) {  // no clipboard (a file:// page in some browsers): offer the file instead
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([text], {type: "application/json"}));
+    link.download = "position-step" + step + ".json";
+    link.click();
+    $("copy").textContent = "Downloaded";
+  }
+  setTimeout(() => { $("copy").textContent = "Copy position"; }, 1500);
+};
 $("first").onclick = () => show(0, view);
 $("back").onclick = () => show(step - 1, view);
 $("next").onclick = () => show(step + 1, view);

@@ -46,7 +46,7 @@ from .rules import (
     RECRUIT,
     SIDE,
     best_assignment,
-    fixed,
+    observation_layout,
 )
 
 SCIENTIST_VALUE = 0.6  # a spent scientist can come back by recruitment (losing one), so < 1 point
@@ -59,7 +59,7 @@ class _Reader:
     """Slices of the observation for one player count."""
 
     def __init__(self, n: int):
-        layout = fixed(n).observation_layout
+        layout = observation_layout(n)
         self.n = n
         self.sl = {p.name: (p.slice, p.shape) for p in layout}
 
@@ -74,7 +74,7 @@ _READERS: dict[int, _Reader] = {}
 def _reader(size: int) -> _Reader:
     if size not in _READERS:
         for n in (2, 3, 4):
-            if fixed(n).observation_layout.size == size:
+            if observation_layout(n).size == size:
                 _READERS[size] = _Reader(n)
                 break
         else:

@@ -145,7 +145,7 @@ def museum_lines(game, p: int) -> list[str]:
             if t < 0:
                 row.append("." + " " * (width - 1))
             else:
-                edges = "".join(EDGE_COLOURS[x] for x in game.cell_edges[p][cell])
+                edges = "".join(EDGE_COLOURS[x] for x in game.edges_at(p, cell))
                 row.append(f"{KINDS[TILE_KIND[t]]} {edges}".ljust(width))
         out.append(f"  row {r}   " + "".join(row).rstrip())
     return out
@@ -289,7 +289,7 @@ def _museum(canvas, pen, game, p, ox, oy, player, SIDE, OVER) -> None:
             gx + (c - cmin) * (TILE + 2),
             gy + (r - rmin) * (TILE + 2),
             game.grid[p][cell],
-            game.cell_edges[p][cell],
+            game.edges_at(p, cell),
         )
     y = gy + 4 * (TILE + 2) + 4
     g = game.gems[p]

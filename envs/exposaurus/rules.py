@@ -24,6 +24,11 @@ once the flow stops; rule functions do no other bookkeeping (but `_scientist_goe
 that may not be the decider's). Observations are one gather of it
 built by `envs.core.observer.seat_gathers` from the layout's seat axes, and `check_invariants` proves
 the vector equal to one rebuilt from scratch.
+
+A game is its configuration's `ExposaurusDefinition` (shared, frozen) and its state (copied by
+`clone()`, saved by `to_dict()`); the vector and the other caches of `DERIVED` are left out of a saved
+position and `_derive` makes them again; `check_position` refuses a position that breaks a rule
+(RULES.md, "Positions").
 """
 
 from __future__ import annotations
@@ -35,11 +40,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from envs.core import ActionGroup, ConfigError, Game, GameType, Layout, PieceSpec
+from envs.core import ActionGroup, ConfigError, Game, GameType, Layout, PieceSpec, PositionError
 from envs.core.config import require_choice, require_range
 from envs.core.flow import Decide, Do, TurnFlow, check_handlers
-from envs.core.game import copy_rng, copy_state
 from envs.core.observer import Observer
+from envs.core.position import Definition
 
 from . import render
 from .data import (
@@ -243,40 +248,65 @@ def _pieces(n: int) -> list[tuple[str, tuple[int, ...], str, tuple[str, ...]]]:
     ]
 
 
-class Fixed(NamedTuple):
-    """What a player count fixes, shared by every game of that count (a clone copies none of it)."""
-
-    observation_layout: Layout
-    state_layout: Layout
-    gathers: tuple[np.ndarray, ...]  # observation(p) = public vector .take(gathers[p]) (envs.core.observer)
-    offsets: dict[str, int]  # where each piece starts in the public vector
-    decisions: tuple[tuple[Decide, ...], ...]  # decisions[p][kind]: seat p's decision frame of that kind
-
-
 def observation_layout(n: int) -> Layout:
     """The observation's pieces for n players (the public vector, seats relative to the observer)."""
     return Layout([PieceSpec(name, shape, desc, 0, 1, axes) for name, shape, desc, axes in _pieces(n)])
 
 
+class ExposaurusDefinition(Definition):
+    """What a configuration fixes (the player count and the die variant), built once and shared by
+    every game of it and every copy: layouts, the observer's gathers, where each piece starts in the
+    public vector, and each seat's decision frames."""
+
+    def __init__(self, n: int, die_variant: bool):
+        self.num_players = n
+        self.die_variant = die_variant
+        self.num_actions = NUM_ACTIONS
+        obs = self.observation_layout = observation_layout(n)
+        self.state_layout = Layout(
+            # the observation's pieces with their axes, seats absolute (an auxiliary target rotates them)
+            [
+                PieceSpec(name, shape, desc.replace("seat s", "absolute seat s"), axes=axes)
+                for name, shape, desc, axes in _pieces(n)
+            ]
+            + [("stock_order", (NUM_TILES,), "the stock from the top: tile id + 1 (0 = empty); hidden")]
+        )
+        handlers = [DECISIONS[PHASE_NAMES[kind]] for kind in range(NUM_PHASES)]
+        # _decisions[p][kind]: seat p's decision frame of that kind
+        self._decisions = tuple(
+            tuple(Decide(kind, p, h.legal, h.then) for kind, h in enumerate(handlers)) for p in range(n)
+        )
+        # observation(p) = public vector .take(_gathers[p]) (envs.core.observer; one owned index per seat)
+        self._gathers = Observer(obs, n).rows
+        off = {piece.name: piece.offset for piece in obs}  # where each piece starts in the public vector
+        self._o_where = off["tile_where"]
+        self._o_tmus = off["tile_museum"]
+        self._o_mark = off["tile_marker"]
+        self._o_mus = off["museum"]
+        self._o_seat = off["seat_info"]
+        self._o_gems = off["gem_supply"]
+        self._o_stock = off["stock"]
+        self._o_hand = off["in_hand"]
+        self._o_move = off["to_move"]
+        self.freeze()
+
+
 @cache
-def fixed(n: int) -> Fixed:
-    """Layouts, the observer's gather, piece offsets and decision frames, built once per player count."""
-    obs = observation_layout(n)
-    state = Layout(
-        # the observation's pieces with their axes, seats absolute (an auxiliary target rotates them)
-        [
-            PieceSpec(name, shape, desc.replace("seat s", "absolute seat s"), axes=axes)
-            for name, shape, desc, axes in _pieces(n)
-        ]
-        + [("stock_order", (NUM_TILES,), "the stock from the top: tile id + 1 (0 = empty); hidden")]
-    )
-    handlers = [DECISIONS[PHASE_NAMES[kind]] for kind in range(NUM_PHASES)]
-    decisions = tuple(
-        tuple(Decide(kind, p, h.legal, h.then) for kind, h in enumerate(handlers)) for p in range(n)
-    )
-    offsets = {piece.name: piece.offset for piece in obs}
-    gathers = Observer(obs, n).rows  # one owned index per seat (faster takes)
-    return Fixed(obs, state, gathers, offsets, decisions)
+def definition(n: int, die_variant: bool) -> ExposaurusDefinition:
+    return ExposaurusDefinition(n, die_variant)
+
+
+# the edges (N, E, S, W) of each tile at each rotation
+ROTATED = tuple(tuple(rotated_edges(t, rot) for rot in range(4)) for t in range(NUM_TILES))
+
+
+def _ints(name: str, values: list | tuple, length: int, low: int, high: int, kind: type = list) -> None:
+    """A stored list (or tuple) of `length` integers within low..high, or PositionError naming it."""
+    if type(values) is not kind or len(values) != length:
+        raise PositionError(f"{name} must be a {kind.__name__} of {length} integers")
+    for value in values:
+        if type(value) is not int or not low <= value <= high:
+            raise PositionError(f"{name} holds {value!r}; it must be an integer in {low}..{high}")
 
 
 def best_assignment(gems: list[int], sizes: list[int]) -> int:
@@ -319,40 +349,27 @@ class Exposaurus(Game):
         self, config: ExposaurusConfig | None = None, rng: np.random.Generator | None = None, **options
     ):
         super().__init__(config, rng, **options)
-        cfg = self.config
-        n = self.num_players = cfg.num_players
-        self.die_variant = cfg.die_variant
-        self.num_actions = NUM_ACTIONS
-        fix = fixed(n)  # shared by every game of this player count
-        self.observation_layout, self.state_layout = fix.observation_layout, fix.state_layout
-        self._decisions = fix.decisions
-        self._gathers = fix.gathers
-        off = fix.offsets
-        self._o_where = off["tile_where"]
-        self._o_tmus = off["tile_museum"]
-        self._o_mark = off["tile_marker"]
-        self._o_mus = off["museum"]
-        self._o_seat = off["seat_info"]
-        self._o_gems = off["gem_supply"]
-        self._o_stock = off["stock"]
-        self._o_hand = off["in_hand"]
-        self._o_move = off["to_move"]
         self._pub = np.zeros(self.observation_layout.size, dtype=np.float32)
         self._setup()
+
+    @classmethod
+    def definition(cls, config: ExposaurusConfig) -> ExposaurusDefinition:
+        return definition(config.num_players, config.die_variant)
 
     # ================================================================ set-up
     def _setup(self) -> None:
         n, rng = self.num_players, self.rng
         self.where = [W_STOCK] * NUM_TILES
-        self.owner = [-1] * NUM_TILES
         self.marker = [M_NONE] * NUM_TILES
         self.marker_owner = [-1] * NUM_TILES
         self.display: list[int] = []
-        self.grid = [[-1] * CELLS for _ in range(n)]
-        self.rotation = [[0] * CELLS for _ in range(n)]
-        self.cell_edges = [[None] * CELLS for _ in range(n)]
-        self.tiles_of = [[] for _ in range(n)]  # museum cells in placement order
-        self.box = [[0, 0, 0, 0] for _ in range(n)]  # rmin, rmax, cmin, cmax
+        # each seat's museum: a row per seat of tile ids and rotations by cell, its cells in placement
+        # order, its bounding box (rmin, rmax, cmin, cmax). Rows are tuples, replaced whole by a
+        # placement: a copy shares them (placements are rare, copies are made by every simulation)
+        self.grid = [(-1,) * CELLS] * n
+        self.rotation = [(0,) * CELLS] * n
+        self.tiles_of = [()] * n
+        self.box = [(0, 0, 0, 0)] * n
         self.camp = [SCIENTISTS] * n
         self.museum_sci = [0] * n
         self.field_sci = [0] * n
@@ -362,14 +379,13 @@ class Exposaurus(Game):
         self.paleo = [True] * n
         self.disc = [DISC_UNUSED] * n
         self.group_points = [0] * n
-        self.group_sizes = [[] for _ in range(n)]
+        self.group_sizes = [()] * n
         self.unseen = [0] * NUM_KINDS
         for t in range(NUM_TILES):
             self.unseen[TILE_KIND[t]] += 1
         # each player blindly draws one of the 6 starting tiles; the rest join the stock
-        starts = [int(t) for t in rng.permutation(STARTING_TILES)]
-        self.start_tile = starts[:n]
-        self.stock = [t for t in range(NUM_TILES) if t not in self.start_tile]
+        starts = [int(t) for t in rng.permutation(STARTING_TILES)][:n]
+        self.stock = [t for t in range(NUM_TILES) if t not in starts]
         rng.shuffle(self.stock)
         self.stock = [int(t) for t in self.stock]
         self.flow = TurnFlow()
@@ -386,7 +402,7 @@ class Exposaurus(Game):
         pub = self._pub
         for t in range(NUM_TILES):
             pub[self._o_where + 4 * t + W_STOCK] = 1.0
-        for p, t in enumerate(self.start_tile):
+        for p, t in enumerate(starts):
             self._reveal(t)
             self._put_in_museum(p, t, CENTRE, 0)
         # as many tiles as players, face up in the middle
@@ -396,10 +412,12 @@ class Exposaurus(Game):
             self._sync_seat(p)
         self._sync_supply()
         # the highest starting tile begins
-        self.player = max(range(n), key=lambda p: TILE_START[self.start_tile[p]])
+        self.player = max(range(n), key=lambda p: TILE_START[starts[p]])
         self._start_move()
         self.flow.run(self)
         self._sync_turn()
+        if not self.die_variant:
+            self.rng = None  # nothing is drawn after set-up without the die: the game keeps no generator
 
     # ================================================================ public-vector helpers
     def _set_where(self, t: int, where: int) -> None:
@@ -494,15 +512,14 @@ class Exposaurus(Game):
         n = self.num_players
         v = self.observation_layout.views(np.zeros(self.observation_layout.size, dtype=np.float32))
         for t in range(NUM_TILES):
-            if self.where[t] == W_MUSEUM:
-                v["tile_museum"][t, self.owner[t]] = 1
-            else:
+            if self.where[t] != W_MUSEUM:
                 v["tile_where"][t, self.where[t]] = 1
             if self.marker[t] != M_NONE:
                 v["tile_marker"][t, self.marker[t] - 1, self.marker_owner[t]] = 1
         for p in range(n):
             for cell in self.tiles_of[p]:
                 t = self.grid[p][cell]
+                v["tile_museum"][t, p] = 1
                 r, c = divmod(cell, SIDE)
                 v["museum"][p, r, c, TILE_KIND[t]] = 1
                 for d, colour in enumerate(rotated_edges(t, self.rotation[p][cell])):
@@ -551,12 +568,11 @@ class Exposaurus(Game):
     # ================================================================ the museum
     def _put_in_museum(self, p: int, t: int, cell: int, rot: int) -> list[int]:
         """Place tile t in p's museum; return the colours of the circles it closes (edge codes)."""
-        self.grid[p][cell] = t
-        self.rotation[p][cell] = rot
-        edges = rotated_edges(t, rot)
-        self.cell_edges[p][cell] = edges
-        self.tiles_of[p].append(cell)
-        self.owner[t] = p
+        grid, rotation = self.grid[p], self.rotation[p]
+        self.grid[p] = grid[:cell] + (t,) + grid[cell + 1 :]
+        self.rotation[p] = rotation[:cell] + (rot,) + rotation[cell + 1 :]
+        cells = self.tiles_of[p] = self.tiles_of[p] + (cell,)
+        edges = ROTATED[t][rot]
         self._set_where(t, W_MUSEUM)
         pub = self._pub
         pub[self._o_tmus + t * self.num_players + p] = 1.0
@@ -566,17 +582,15 @@ class Exposaurus(Game):
             if edges[d]:
                 pub[base + NUM_KINDS + 4 * d + edges[d] - 1] = 1.0
         r, c = divmod(cell, SIDE)
-        box = self.box[p]
-        if len(self.tiles_of[p]) == 1:
-            box[:] = [r, r, c, c]
+        if len(cells) == 1:
+            self.box[p] = (r, r, c, c)
         else:
-            box[0], box[1] = min(box[0], r), max(box[1], r)
-            box[2], box[3] = min(box[2], c), max(box[3], c)
+            rmin, rmax, cmin, cmax = self.box[p]
+            self.box[p] = (min(rmin, r), max(rmax, r), min(cmin, c), max(cmax, c))
         circles = []
-        grid_edges = self.cell_edges[p]
-        for d, nb in NEIGHBOURS[cell]:
-            other = grid_edges[nb]
-            if other is not None and edges[d] and edges[d] == other[(d + 2) % 4]:
+        for d, nb in NEIGHBOURS[cell]:  # (the rows before this placement: nb is another cell)
+            other = grid[nb]
+            if other >= 0 and edges[d] and edges[d] == ROTATED[other][rotation[nb]][(d + 2) % 4]:
                 circles.append(edges[d])
         self._update_groups(p)
         return circles
@@ -585,7 +599,7 @@ class Exposaurus(Game):
         """Recount p's fossil groups (after a placement) and the gem-group points."""
         grid = self.grid[p]
         kinds = {cell: TILE_KIND[grid[cell]] for cell in self.tiles_of[p]}
-        self.group_sizes[p] = [size for _kind, size in fossil_groups(kinds)]
+        self.group_sizes[p] = tuple(size for _kind, size in fossil_groups(kinds))
         self._update_points(p)
 
     def _update_points(self, p: int) -> None:
@@ -669,9 +683,13 @@ class Exposaurus(Game):
         self.flow.clear()
         self.pending = -1
         self.yellow = 0
+        self.winners = self._best_ranked()
+
+    def _best_ranked(self) -> list[int]:
+        """The seats with the best `rank_key`: the winners once the game is over."""
         keys = [self.rank_key(p) for p in range(self.num_players)]
         best = max(keys)
-        self.winners = [p for p in range(self.num_players) if keys[p] == best]
+        return [p for p in range(self.num_players) if keys[p] == best]
 
     # ----- the phases as the rulebook names them ---------------------------------------------
     def die_removal_problem(self, t: int) -> str | None:
@@ -1012,28 +1030,260 @@ class Exposaurus(Game):
         game.stock = sorted(game.stock)  # the draw must not depend on the true order
         rng.shuffle(game.stock)
         game.stock = [int(t) for t in game.stock]
-        game.rng = np.random.default_rng(int(rng.integers(2**63)))
+        seed = int(rng.integers(2**63))  # drawn in every configuration (the caller's stream is the same)
+        if self.die_variant:  # future rolls differ (without the die the game keeps no generator)
+            game.rng = np.random.default_rng(seed)
         return game
 
-    # the mutable state (clone copies these; everything else is the configuration's, shared)
-    STATE_LISTS = (
-        "where", "owner", "marker", "marker_owner", "display", "camp", "museum_sci", "field_sci",
-        "national", "supply", "paleo", "disc", "group_points", "unseen", "start_tile", "stock", "winners",
-    )  # fmt: skip
-    STATE_NESTED = ("grid", "rotation", "cell_edges", "tiles_of", "box", "gems", "group_sizes")
+    # ================================================================ the state as a value
+    # A position holds the engine's state (tile lists, museums, markers, seat counters, gems, the turn
+    # flow, the generator); these caches are left out of it and `_derive` makes them again from it.
+    DERIVED = frozenset(("where", "box", "group_sizes", "group_points", "unseen", "winners", "_pub"))
 
-    def clone(self) -> Exposaurus:
-        game = copy_state(self, self.STATE_LISTS, ("_pub",), self.STATE_NESTED)
-        game.flow = self.flow.copy()
-        game.rng = copy_rng(self.rng)
-        game._mask_cache = None
-        return game
+    def edges_at(self, p: int, cell: int) -> tuple[int, int, int, int] | None:
+        """The edge colours (N, E, S, W) of the tile on seat p's museum cell as placed (None: empty)."""
+        t = self.grid[p][cell]
+        return None if t < 0 else ROTATED[t][self.rotation[p][cell]]
+
+    @property
+    def start_tile(self) -> list[int]:
+        """Each seat's starting tile: the first tile of its museum."""
+        return [self.grid[p][cells[0]] if cells else -1 for p, cells in enumerate(self.tiles_of)]
+
+    def _derive(self) -> None:
+        """The caches of DERIVED from the state (a loaded position), after `check_stored` proved the
+        stored values well-formed."""
+        self.check_stored()
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Every DERIVED cache made again from the state: where each tile is (a tile in no list is in
+        the box), each museum's box, fossil groups and points, the unseen tiles by kind, the winners of
+        a finished game, and the public vector."""
+        n = self.num_players
+        where = [W_BOX] * NUM_TILES
+        for t in self.stock:
+            where[t] = W_STOCK
+        for t in self.display:
+            where[t] = W_DISPLAY
+        if self.pending >= 0:
+            where[self.pending] = W_HAND
+        self.box = [(0, 0, 0, 0)] * n
+        self.group_sizes = [()] * n
+        self.group_points = [0] * n
+        for p in range(n):
+            grid, cells = self.grid[p], self.tiles_of[p]
+            for cell in cells:
+                where[grid[cell]] = W_MUSEUM
+            if cells:
+                rows, cols = [cell // SIDE for cell in cells], [cell % SIDE for cell in cells]
+                self.box[p] = (min(rows), max(rows), min(cols), max(cols))
+            self._update_groups(p)
+        self.where = where
+        self.unseen = [0] * NUM_KINDS
+        for t in self.stock:
+            self.unseen[TILE_KIND[t]] += 1
+        self.winners = [] if self.flow.frames else self._best_ranked()
+        self._pub = self._public_from_scratch()
+
+    def check_stored(self) -> None:
+        """Raise PositionError unless every stored value has its shape and range (list lengths, tile
+        ids, cells, seats, counts, the turn flow's frames), so that deriving the caches reads nothing
+        out of range. The rules relating the values are `check_position`'s."""
+        n, top = self.num_players, GEMS_PER_COLOUR[self.num_players]
+        _ints("player", [self.player], 1, 0, n - 1)
+        _ints("die_value", [self.die_value], 1, 0, DIE_SIDES)
+        _ints("pending", [self.pending], 1, -1, NUM_TILES - 1)
+        _ints("yellow", [self.yellow], 1, 0, MAX_GEM_CHOICES)
+        _ints("discoveries", [self.discoveries], 1, 0, MAX_DISCOVERIES)
+        _ints("final_left", [self.final_left], 1, 0, n - 1)
+        _ints("quits", [self.quits], 1, 0, n)
+        _ints("num_decisions", [self.num_decisions], 1, 0, 10**9)
+        for name in ("stock", "display"):
+            tiles = getattr(self, name)
+            _ints(name, tiles, len(tiles), 0, NUM_TILES - 1)
+        _ints("marker", self.marker, NUM_TILES, M_NONE, M_DISC)
+        _ints("marker_owner", self.marker_owner, NUM_TILES, -1, n - 1)
+        for name in ("camp", "museum_sci", "field_sci", "national"):
+            _ints(name, getattr(self, name), n, 0, SCIENTISTS)
+        _ints("disc", self.disc, n, DISC_UNUSED, DISC_SPENT)
+        _ints("supply", self.supply, NUM_GEM_COLOURS, 0, top)
+        if not (type(self.gems) is list and len(self.gems) == n):
+            raise PositionError(f"gems must hold one list per seat ({n})")
+        for p, row in enumerate(self.gems):
+            _ints(f"gems[{p}]", row, NUM_GEM_COLOURS, 0, top)
+        if not (
+            type(self.paleo) is list and len(self.paleo) == n and all(type(x) is bool for x in self.paleo)
+        ):
+            raise PositionError(f"paleo must be a list of {n} booleans (the paleontologist unused)")
+        for name, length, low, high in (
+            ("grid", CELLS, -1, NUM_TILES - 1),
+            ("rotation", CELLS, 0, 3),
+            ("tiles_of", None, 0, CELLS - 1),
+        ):
+            rows = getattr(self, name)
+            if not (type(rows) is list and len(rows) == n):
+                raise PositionError(f"{name} must hold one list per seat ({n})")
+            for p, row in enumerate(rows):
+                _ints(f"{name}[{p}]", row, len(row) if length is None else length, low, high, tuple)
+        for p, cells in enumerate(self.tiles_of):
+            filled = [cell for cell in range(CELLS) if self.grid[p][cell] >= 0]
+            if sorted(cells) != filled or len(cells) > END_TILES:
+                raise PositionError(
+                    f"seat {p}: tiles_of must list the filled cells of its grid (at most {END_TILES}), "
+                    f"each once: it lists {cells}, the grid fills {filled}"
+                )
+        if (self.rng is None) == self.die_variant:
+            raise PositionError(
+                "rng: the die variant rolls the die with the game's generator; without it the game keeps "
+                "none (null)"
+            )
+        self._check_flow()
+
+    def _check_flow(self) -> None:
+        """The turn flow is one of the stacks a move builds, every decision the mover's own (its kind
+        and functions those of `_decisions`), or empty once the game is over."""
+        frames = self.flow.frames
+        if not frames:
+            return
+        mine = self._decisions[self.player]
+        stacks = (
+            [END_MOVE, mine[EXPEDITION], OFFER_RECRUITMENT, mine[DIE]],
+            [END_MOVE, mine[EXPEDITION], mine[RECRUIT]],
+            [END_MOVE, mine[EXPEDITION]],
+            [END_MOVE, mine[PLACE]],
+            [END_MOVE, mine[GEM]],
+        )
+        if frames not in stacks:
+            raise PositionError(
+                f"the turn flow is not a stack of seat {self.player}'s move (end of move at the bottom, "
+                f"its decisions in the rulebook's order, each of its own kind): {self.flow!r}"
+            )
+
+    def check_position(self) -> None:
+        """Raise PositionError naming the rule a position breaks: malformed values (`check_stored`), a
+        tile in two places, a museum that placement could not build, markers off the display, seat
+        counters that do not add up, gems created or lost, a decision the rules would not offer, end
+        counters out of step; then the conservation laws (`check_invariants`) and a decision waiting
+        while the game goes on."""
+        self.check_stored()
+        n = self.num_players
+        self._check_tiles()
+        for p in range(n):
+            self._check_museum(p)
+            scientists = self.camp[p] + self.museum_sci[p] + self.field_sci[p] + self.national[p]
+            if scientists != SCIENTISTS:
+                raise PositionError(f"seat {p} has {scientists} scientists, not {SCIENTISTS}")
+        for t in range(NUM_TILES):
+            if self.marker[t] != M_NONE and self.where[t] != W_DISPLAY:
+                raise PositionError(f"tile {t} carries a marker but is not in the display")
+            if (self.marker[t] == M_NONE) != (self.marker_owner[t] < 0):
+                raise PositionError(f"tile {t}: a marker has an owner and an owner a marker")
+        for p in range(n):
+            on_tiles = sum(
+                1 for t in self.display if self.marker[t] == M_SCIENTIST and self.marker_owner[t] == p
+            )
+            if on_tiles != self.field_sci[p]:
+                raise PositionError(
+                    f"seat {p} has {on_tiles} scientists on displayed tiles, field_sci says {self.field_sci[p]}"
+                )
+            discs = sum(1 for t in self.display if self.marker[t] == M_DISC and self.marker_owner[t] == p)
+            if discs != (self.disc[p] == DISC_ON_TILE):
+                raise PositionError(
+                    f"seat {p}'s claim disc: {discs} on displayed tiles, disc status {self.disc[p]}"
+                )
+        for c in range(NUM_GEM_COLOURS):
+            total = self.supply[c] + sum(self.gems[p][c] for p in range(n))
+            if total != GEMS_PER_COLOUR[n]:
+                raise PositionError(f"{total} {GEM_COLOURS[c]} gems in play, not {GEMS_PER_COLOUR[n]}")
+        if self.die_variant != (self.die_value > 0):
+            raise PositionError(
+                f"die_value {self.die_value}: the die is rolled every move with the die variant, never without"
+            )
+        self._check_turn()
+        super().check_position()
+
+    def _check_tiles(self) -> None:
+        seen: dict[int, str] = {}
+        places = [("the stock", self.stock), ("the display", self.display)]
+        places += [
+            (f"seat {p}'s museum", [self.grid[p][c] for c in cells]) for p, cells in enumerate(self.tiles_of)
+        ]
+        places.append(("the hand", [self.pending] if self.pending >= 0 else []))
+        for place, tiles in places:
+            for t in tiles:
+                if t in seen:
+                    raise PositionError(f"tile {t} is in {seen[t]} and in {place}")
+                seen[t] = place
+        if not self.die_variant and len(seen) < NUM_TILES:
+            missing = sorted(set(range(NUM_TILES)) - set(seen))
+            raise PositionError(f"tiles {missing} are nowhere: only the die variant removes tiles to the box")
+
+    def _check_museum(self, p: int) -> None:
+        """Seat p's museum is one placement could build: the starting tile in the centre, each later
+        tile touching an earlier one, within 4x4 (`check_stored` proved tiles_of the filled cells)."""
+        grid, cells = self.grid[p], self.tiles_of[p]
+        if not cells or cells[0] != CENTRE or not TILE_START[grid[CENTRE]]:
+            raise PositionError(
+                f"seat {p}'s museum must begin with a starting tile in the centre cell {CENTRE}"
+            )
+        for i, cell in enumerate(cells[1:], 1):
+            if not any(nb in cells[:i] for _d, nb in NEIGHBOURS[cell]):
+                raise PositionError(f"seat {p}: the tile on cell {cell} touches no tile placed before it")
+        rmin, rmax, cmin, cmax = self.box[p]
+        if rmax - rmin >= MUSEUM_LIMIT or cmax - cmin >= MUSEUM_LIMIT:
+            raise PositionError(f"seat {p}'s museum exceeds {MUSEUM_LIMIT}x{MUSEUM_LIMIT}")
+        if any(self.rotation[p][cell] for cell in range(CELLS) if grid[cell] < 0):
+            raise PositionError(f"seat {p}: an empty museum cell has a rotation")
+
+    def _check_turn(self) -> None:
+        """The waiting decision is one the rules offer now, with the move's counters in step."""
+        n, p, frames = self.num_players, self.player, self.flow.frames
+        kind = frames[-1].kind if frames else OVER
+        if (self.pending >= 0) != (kind == PLACE):
+            raise PositionError("a tile is in hand exactly while its placement decision waits")
+        if (self.yellow > 0) != (kind == GEM):
+            raise PositionError("gems of choice are owed exactly while a gem decision waits")
+        if kind == OVER:
+            if not (self.quits == n or (self.end_triggered and self.final_left == 0)):
+                raise PositionError(
+                    "the game is over, but neither a round of quitting nor the final round ended it"
+                )
+            return
+        if self.quits >= n:
+            raise PositionError(f"{self.quits} quitting moves in a row end the game: it cannot go on")
+        if self.end_triggered != (self.final_left > 0):
+            raise PositionError("moves are left in the final round exactly while the end is triggered")
+        if not self.end_triggered:
+            full = [
+                q for q in range(n) if len(self.tiles_of[q]) >= END_TILES and not (q == p and kind == GEM)
+            ]
+            if full:
+                raise PositionError(f"seat {full[0]}'s museum is complete but the end is not triggered")
+            if not sum(self.supply):
+                raise PositionError("the gem supply is empty but the end is not triggered")
+        if kind in (DIE, RECRUIT) and (self.acted or self.discoveries):
+            raise PositionError("a die or recruitment decision comes before any discovery or excavation")
+        if kind == EXPEDITION and self.acted != (self.discoveries > 0):
+            raise PositionError("in an expedition, acted says whether a discovery was made this move")
+        if kind in (PLACE, GEM) and not self.acted:
+            raise PositionError("a placement or gem decision follows an excavation: the move has acted")
+        if kind == DIE and not self.die_variant:
+            raise PositionError("a die decision waits, but this game is played without the die variant")
+        if kind == DIE and not any(self.die_removal_problem(t) is None for t in self.display):
+            raise PositionError("the die decision waits only when a displayed tile can be removed")
+        if kind == RECRUIT and self.museum_sci[p] + self.field_sci[p] == 0:
+            raise PositionError(f"recruitment is offered only with a scientist out, and seat {p} has none")
+        if kind == PLACE and len(self.tiles_of[p]) >= END_TILES:
+            raise PositionError(f"seat {p}'s museum is complete: no tile can be placed")
+        if kind == GEM and not sum(self.supply):
+            raise PositionError("a gem decision waits with no gem in the supply")
 
     def check_invariants(self) -> None:
         n = self.num_players
         frames = self.flow.frames
         if frames:  # one move at a time: its end at the bottom, only the mover's decisions, one waiting
-            assert frames[0] is END_MOVE and type(frames[-1]) is Decide, f"flow out of order: {self.flow!r}"
+            assert frames[0] == END_MOVE and type(frames[-1]) is Decide, f"flow out of order: {self.flow!r}"
             assert all(f.player == self.player for f in frames if type(f) is Decide), (
                 "another seat's decision"
             )

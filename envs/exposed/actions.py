@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .decisions import K_EXPOSE, K_ITEM, K_SNITCH, K_STEAL, OFFER, SNITCH_FLIP
+from .table import replaced
 
 
 class ActionRules:
@@ -82,7 +83,7 @@ class ActionRules:
             # a Mark stops being a Mark at its first theft (another Steal from its tile during its own
             # item, by the Mechanic, triggers nothing); its card is discarded once the item is over
             self._unmark(g)
-            self.stolen.append(g)
+            self.stolen += (g,)
             self._flip(cell, p)
             self.flow.do(ActionRules._discard_stolen, g)
             # Reading: the item is always offered; one with no possible first step does nothing
@@ -103,7 +104,7 @@ class ActionRules:
         item is in use any more (an item stolen inside another, by the Mechanic, is that item's last
         step)."""
         self.item_in_use = -1
-        self.stolen.remove(g)
+        self.stolen = tuple(x for x in self.stolen if x != g)
         self._discard_card(g, self.turn)
 
     # --- EXPOSE
@@ -121,7 +122,7 @@ class ActionRules:
         """SNITCH: show your Identity card to q, then flip any unexposed tile (not your own)."""
         self.last_kind[p, K_SNITCH] = True
         self.last_seats[p, q] = True
-        self.known_by[p] |= 1 << q
+        self.known_by = replaced(self.known_by, p, self.known_by[p] | 1 << q)
         self.knows[q, p] = True
         self.items_any = True
         self.flow.decide(SNITCH_FLIP, p, ActionRules._snitch_flip_mask, ActionRules._snitch_flip, p)

@@ -94,11 +94,11 @@ class ChoiceRules:
         return guests
 
     def _ctx_cell(self, cell: int) -> None:
-        self.item_cells.append(int(self.guest_on[cell]))
+        self.item_cells += (int(self.guest_on[cell]),)
         self._touch(cell)
 
     def _ctx_seat(self, q: int) -> None:
-        self.item_seats.append(q)
+        self.item_seats += (q,)
         self.last_seats[self.turn, q] = True
         self.items_any = True
 

@@ -29,7 +29,7 @@ class DescribeRules:
         assert (self.wallets_on >= 0).all() and min(self.stash) >= 0 and self.lost_found >= 0
         assert (np.sort(self.guest_on) == self._arange_t).all()
         assert (self.cell_of_guest[self.guest_on] == self._arange_t).all()
-        cards = self.ident + self.deck + self.marks + self.stolen + self.discard
+        cards = [*self.ident, *self.deck, *self.marks, *self.stolen, *self.discard]
         assert sorted(cards) == list(range(t)), "every Identity card is in exactly one place"
         assert len(self.deck) == len(self.deck_seen)
         assert len(self.marks) <= self.num_marks

@@ -26,25 +26,31 @@ class EndRules:
         top = max(wal)
         if self.n_unexposed > 1 and max(stash) + top < WIN_WALLETS:
             return False  # nobody can hold 7 (and no deduction follows): the common case, fast
-        n = self.num_players
-        player_exposed = self.player_exposed
-        unexposed = [p for p in range(n) if not player_exposed[p]]
-        if len(unexposed) == 1:
-            self.winners = unexposed
-        else:
-            cell = self.cell_of_guest.tolist()
-            totals = [stash[p] + wal[cell[g]] for p, g in enumerate(self.ident)]
-            rich = [p for p in range(n) if totals[p] >= WIN_WALLETS]
-            if not unexposed:  # cannot happen (one exposure per step); most Wallets then
-                rich = list(range(n))
-            if not rich:
-                self._wallet_deductions(unexposed, top)
-                return False
-            best = max(totals[p] for p in rich)
-            self.winners = [p for p in rich if totals[p] == best]  # ties share the win
+        unexposed = [p for p in range(self.num_players) if not self.player_exposed[p]]
+        winners = self._winners(unexposed, wal)
+        if winners is None:
+            self._wallet_deductions(unexposed, top)
+            return False
+        self.winners = winners
         self.over = True
         self.flow.clear()
         return True
+
+    def _winners(self, unexposed: list[int], wal: list[int]) -> tuple[int, ...] | None:
+        """Who wins if the game ends now (the only unexposed player, else the most Wallets among those
+        with 7+: ties share the win); None while it goes on. `wal`: the Wallets on each tile."""
+        if len(unexposed) == 1:
+            return tuple(unexposed)
+        n, stash = self.num_players, self.stash
+        cell = self.cell_of_guest.tolist()
+        totals = [stash[p] + wal[cell[g]] for p, g in enumerate(self.ident)]
+        rich = [p for p in range(n) if totals[p] >= WIN_WALLETS]
+        if not unexposed:  # cannot happen (one exposure per step); most Wallets then
+            rich = list(range(n))
+        if not rich:
+            return None
+        best = max(totals[p] for p in rich)
+        return tuple(p for p in rich if totals[p] == best)  # ties share the win
 
     def _wallet_deductions(self, unexposed: list[int], top: int) -> None:
         """The game goes on, so no unexposed player's Stash + tile reaches 7: a public deduction

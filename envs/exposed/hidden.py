@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .choices import ChoiceRules
 from .data import WIN_WALLETS
-from .decisions import B_SEAT, DENTIST
+from .decisions import DENTIST
 
 
 def _draw_distinct(players: list[int], options: dict[int, list[int]], rng: np.random.Generator) -> dict:
@@ -57,7 +56,7 @@ class HiddenRules:
 
     # ================================================================ the Dentist (its answer: DENTIST)
     def _item_dentist(self, p: int, g: int) -> None:
-        self._item_step(p, B_SEAT, ChoiceRules._other_seats, (p,), HiddenRules._dentist_target, (p,))
+        self._item_step(p, HiddenRules._dentist_target, p)
 
     def _dentist_target(self, p: int, q: int) -> None:
         self._ctx_seat(q)
@@ -75,8 +74,8 @@ class HiddenRules:
 
     def _dentist_answer(self, q: int, asker: int, line: int) -> None:
         """The target privately tells the asker one line holding their Guest (not public)."""
-        self.dentist_records.append((asker, q, self.epoch[q], line, self.guest_on.copy()))
-        self.dentist_candidates[asker, q] &= self._guests_where(self.line_mask[line])
+        self.dentist_records += ((asker, q, self.epoch[q], line, self.guest_on.copy()),)
+        self._dentist_allowed()
 
     # ================================================================ what `resample_hidden` redraws
     def _unknown_players(self, player: int) -> list[int]:
@@ -112,8 +111,18 @@ class HiddenRules:
                 where = int(np.flatnonzero(snap == self.ident[target])[0])
                 line = where // s if rng.random() < 0.5 else s + where % s
             records.append((asker, target, epoch, line, snap))
-        self.dentist_records = records
-        cand = self.dentist_candidates
-        cand[:] = True
-        for asker, target, _epoch, line, snap in records:
+        self.dentist_records = tuple(records)
+        self._dentist_allowed()
+
+    def _dentist_allowed(self) -> None:
+        """What the Dentist answers allow, [asker, target] by Guest (`dentist_candidates`), made again
+        from their records whenever they change (rarely): each answer keeps the Guests that were on its
+        line when it was given. Never changed in place (read-only), so copies share it."""
+        if not self.dentist_records:
+            self.dentist_candidates = self.no_answers  # everything allowed (the definition's table)
+            return
+        cand = np.ones_like(self.no_answers)
+        for asker, target, _epoch, line, snap in self.dentist_records:
             cand[asker, target, snap[~self.line_mask[line]]] = False
+        cand.flags.writeable = False
+        self.dentist_candidates = cand

@@ -6,13 +6,15 @@ an item as its own decision (an item step, PICK); the item effects by marker (no
 the Dentist's is hidden.py's). `ITEM_EFFECTS` (item name -> effect) and `ITEM_CAN_ACT` (whether an
 item has a possible first step; Reading: one that cannot act does nothing) are checked at import
 against the item names of data.py, and `ITEM_CHOICE_RULES` (each kind of choice of data.py's
-ITEM_CHOICES -> the rule carrying it out) against ITEM_CHOICES.
+ITEM_CHOICES -> how it is made: what may be chosen, the rule carrying it out) against ITEM_CHOICES. An
+item step (`ItemStep`) names its kind, so a saved position writes it as plain data.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -34,8 +36,9 @@ from .data import (
     TEACHER_MOVES,
     UNDERTAKER_TILES,
 )
-from .decisions import B_CELL, B_GUEST, B_LINE, B_SEAT, B_STEAL, PICK, ItemStep
+from .decisions import B_CELL, B_GUEST, B_LINE, B_SEAT, B_STEAL, PICK
 from .hidden import HiddenRules
+from .table import replaced
 
 if TYPE_CHECKING:
     from .rules import Exposed
@@ -45,51 +48,56 @@ class ItemRules:
     """Item steps, using an item, and the item effects (the Dentist's: hidden.py)."""
 
     # ================================================================ item steps (PICK)
-    def _item_step(
-        self,
-        p: int,
-        block: int,
-        allowed: Callable[..., np.ndarray],
-        allowed_args: tuple,
-        then: Callable[..., None],
-        then_args: tuple,
-        optional: bool = False,
-        *,
-        line: int = -1,
-        tile: int = -1,
-        player: int = -1,
-        left: int = 0,
-    ) -> None:
-        """p chooses in `block` one of what `allowed` marks; `line`, `tile`, `player`, `left`: what p
-        knows of the choice (see `ItemStep`)."""
-        kind = _ITEM_CHOICE_OF[then]
-        step = ItemStep(
-            block, allowed, allowed_args, then, then_args, optional, kind, line, tile, player, left
-        )
+    def _item_step(self, p: int, then: Callable[..., None], *args: int) -> None:
+        """p makes the choice that `then` carries out (a kind of choice: ITEM_CHOICE_RULES), `args`
+        being `then`'s arguments before the choice."""
+        step = self._step(_ITEM_CHOICE_OF[then], args)
         self.flow.decide(PICK, p, ItemRules._item_step_mask, ItemRules._item_step_chosen, p, step)
 
+    def _step(self, kind: int, args: tuple) -> ItemStep:
+        """The item step of that kind with those arguments of its rule: what its `allowed` takes, and
+        what the deciding seat knows of the choice (the line, tile, player and count its arguments
+        name: `STEP_ARGS`). Made when the step is pushed, the top of the flow until it is decided."""
+        pick, roles = _STEP_PLANS[kind]
+        line = tile = player = -1
+        left = 0
+        for role, x in zip(roles, args):
+            if role == "tile":
+                tile = self.cell_of_guest.item(x)
+            elif role == "line":
+                line = x
+            elif role == "place":
+                tile = self.line_cells[line][x]
+            elif role == "player":
+                player = x
+            elif role == "left":
+                left = x
+        return ItemStep(kind, tuple([args[i] for i in pick]), args, line, tile, player, left)
+
     def _item_step_mask(self, mask: np.ndarray, p: int, step: ItemStep) -> None:
-        allowed = step.allowed(self, *step.allowed_args)
-        off = self._block_offset[step.block]
-        if step.block == B_SEAT:
+        rule = ITEM_STEPS[step.kind]
+        allowed = rule.allowed(self, *step.allowed_args)
+        off = self._block_offset[rule.block]
+        if rule.block == B_SEAT:
             allowed = np.roll(allowed, -p)  # relative seats: index k is seat p + k
         mask[off : off + len(allowed)] = allowed
-        mask[self.A_PASS] = step.optional
+        mask[self.A_PASS] = rule.optional
 
     def _item_step_chosen(self, action: int, p: int, step: ItemStep) -> None:
+        rule = ITEM_STEPS[step.kind]
         choice = None
         if action != self.A_PASS:
-            choice = action - self._block_offset[step.block]
-            if step.block == B_SEAT:
+            choice = action - self._block_offset[rule.block]
+            if rule.block == B_SEAT:
                 choice = (p + choice) % self.num_players
-        step.then(self, *step.then_args, choice)
+        rule.then(self, *step.then_args, choice)
 
     # ================================================================ items
     def _use_item(self, p: int, g: int) -> None:
         """Use the item of Guest g (a stolen Mark's, or a discarded card's through the Actor)."""
         self.item_in_use = g
-        self.item_cells = []
-        self.item_seats = []
+        self.item_cells = ()
+        self.item_seats = ()
         self.last_items[self.turn, g] = True
         self.items_any = True
         item = GUESTS[g].item
@@ -101,7 +109,7 @@ class ItemRules:
 
     # --- no marker ---
     def _item_accountant(self, p: int, g: int) -> None:
-        self._item_step(p, B_CELL, ChoiceRules._cells_but_own, (p,), ItemRules._accountant_dest, (p,))
+        self._item_step(p, ItemRules._accountant_dest, p)
 
     def _accountant_dest(self, p: int, cell: int) -> None:
         self._ctx_cell(cell)
@@ -111,17 +119,7 @@ class ItemRules:
 
     def _accountant_more(self, p: int, dest: int, left: int) -> None:
         if left:
-            self._item_step(
-                p,
-                B_CELL,
-                ChoiceRules._wallet_cells_except,
-                (dest,),
-                ItemRules._accountant_take,
-                (p, dest, left),
-                optional=True,
-                tile=int(self.cell_of_guest[dest]),
-                left=left,
-            )
+            self._item_step(p, ItemRules._accountant_take, p, dest, left)
 
     def _accountant_take(self, p: int, dest: int, left: int, cell: int | None) -> None:
         if cell is None:
@@ -151,28 +149,18 @@ class ItemRules:
         self._look(p, MAYOR_LOOK)
 
     def _item_engineer(self, p: int, g: int) -> None:
-        self._item_step(p, B_CELL, ChoiceRules._unexposed_cells, (), ItemRules._engineer_flip, (p,))
+        self._item_step(p, ItemRules._engineer_flip, p)
 
     def _engineer_flip(self, p: int, cell: int) -> None:
         self._touch(cell)
         self._flip(cell, p)
 
     def _item_firefighter(self, p: int, g: int) -> None:
-        self._item_step(p, B_LINE, ChoiceRules._any_line, (), ItemRules._firefighter_line, (p,))
+        self._item_step(p, ItemRules._firefighter_line, p)
 
     def _firefighter_line(self, p: int, line: int, i: int = 0) -> None:
         if i < self.side - 1:
-            place = self.line_cells[line][i]
-            self._item_step(
-                p,
-                B_CELL,
-                ChoiceRules._line_from,
-                (line, i),
-                ItemRules._firefighter_place,
-                (p, line, i),
-                line=line,
-                tile=place,
-            )
+            self._item_step(p, ItemRules._firefighter_place, p, line, i)
 
     def _firefighter_place(self, p: int, line: int, i: int, cell: int) -> None:
         target = self.line_cells[line][i]
@@ -189,15 +177,7 @@ class ItemRules:
 
     def _item_locksmith(self, p: int, g: int, left: int = LOCKSMITH_TAKES) -> None:
         if left:
-            self._item_step(
-                p,
-                B_CELL,
-                ChoiceRules._wallet_cells_except,
-                (g,),
-                ItemRules._locksmith_take,
-                (p, g, left),
-                left=left,
-            )
+            self._item_step(p, ItemRules._locksmith_take, p, g, left)
 
     def _locksmith_take(self, p: int, g: int, left: int, cell: int | None) -> None:
         if cell is None:  # no Wallet left anywhere else
@@ -213,16 +193,14 @@ class ItemRules:
     def _item_mechanic(self, p: int, g: int) -> None:
         # Reading: the extra Steal may be passed, so a thief with nothing to steal from (where the
         # tiles around their secret Guest are empty) looks exactly like one who chooses not to steal
-        self._item_step(
-            p, B_STEAL, ActionRules._steal_targets, (p,), ItemRules._mechanic_steal, (p,), optional=True
-        )
+        self._item_step(p, ItemRules._mechanic_steal, p)
 
     def _mechanic_steal(self, p: int, cell: int | None) -> None:
         if cell is not None:
             self._steal(p, cell)
 
     def _item_paramedic(self, p: int, g: int) -> None:
-        self._item_step(p, B_LINE, ChoiceRules._any_line, (), ItemRules._paramedic_line, (p,))
+        self._item_step(p, ItemRules._paramedic_line, p)
 
     def _paramedic_line(self, p: int, line: int) -> None:
         for c in self.line_cells[line]:
@@ -230,20 +208,12 @@ class ItemRules:
             self._touch(c)
 
     def _item_physicist(self, p: int, g: int) -> None:
-        self._item_step(p, B_CELL, ChoiceRules._any_cell_except, (), ItemRules._physicist_first, (p,))
+        self._item_step(p, ItemRules._physicist_first, p)
 
     def _physicist_first(self, p: int, cell: int) -> None:
         self._ctx_cell(cell)
         first = int(self.guest_on[cell])
-        self._item_step(
-            p,
-            B_CELL,
-            ChoiceRules._any_cell_except,
-            (first,),
-            ItemRules._physicist_second,
-            (p, first),
-            tile=cell,
-        )
+        self._item_step(p, ItemRules._physicist_second, p, first)
 
     def _physicist_second(self, p: int, first: int, cell: int) -> None:
         self._touch(cell)
@@ -253,26 +223,15 @@ class ItemRules:
         self._give(p, self._from_lost_found(1))
 
     def _item_teacher(self, p: int, g: int) -> None:
-        self._item_step(p, B_CELL, ChoiceRules._wallet_cells_except, (), ItemRules._teacher_source, (p,))
+        self._item_step(p, ItemRules._teacher_source, p)
 
     def _teacher_source(self, p: int, cell: int) -> None:
         self._ctx_cell(cell)
         self._teacher_more(p, int(self.guest_on[cell]), TEACHER_MOVES)
 
     def _teacher_more(self, p: int, src: int, left: int) -> None:
-        source = int(self.cell_of_guest[src])
-        if left and self.wallets_on[source] > 0:
-            self._item_step(
-                p,
-                B_CELL,
-                ChoiceRules._cells_not_chosen,
-                (),
-                ItemRules._teacher_give,
-                (p, src, left),
-                optional=True,
-                tile=source,
-                left=left,
-            )
+        if left and self.wallets_on[self.cell_of_guest[src]] > 0:
+            self._item_step(p, ItemRules._teacher_give, p, src, left)
 
     def _teacher_give(self, p: int, src: int, left: int, cell: int | None) -> None:
         if cell is None:
@@ -284,16 +243,7 @@ class ItemRules:
 
     def _item_undertaker(self, p: int, g: int, left: int = UNDERTAKER_TILES) -> None:
         if left:
-            self._item_step(
-                p,
-                B_CELL,
-                ChoiceRules._cells_not_chosen,
-                (),
-                ItemRules._undertaker_give,
-                (p, g, left),
-                optional=True,
-                left=left,
-            )
+            self._item_step(p, ItemRules._undertaker_give, p, g, left)
 
     def _undertaker_give(self, p: int, g: int, left: int, cell: int | None) -> None:
         if cell is None:
@@ -307,7 +257,7 @@ class ItemRules:
         return bool(self._actor_cards().any())
 
     def _item_actor(self, p: int, g: int) -> None:
-        self._item_step(p, B_GUEST, ChoiceRules._actor_cards, (), ItemRules._use_item, (p,))
+        self._item_step(p, ItemRules._use_item, p)
 
     def _item_farmer(self, p: int, g: int) -> None:
         c = int(self.cell_of_guest[g])
@@ -318,15 +268,7 @@ class ItemRules:
         return bool(self._exposed_wallet_cells_except(g).any())
 
     def _item_janitor(self, p: int, g: int) -> None:
-        self._item_step(
-            p,
-            B_CELL,
-            ChoiceRules._exposed_wallet_cells_not_chosen,
-            (g,),
-            ItemRules._janitor_take,
-            (p, g),
-            optional=True,
-        )
+        self._item_step(p, ItemRules._janitor_take, p, g)
 
     def _janitor_take(self, p: int, g: int, cell: int | None) -> None:
         if cell is None:
@@ -337,7 +279,7 @@ class ItemRules:
         self._item_janitor(p, g)
 
     def _item_nanny(self, p: int, g: int) -> None:
-        self._item_step(p, B_CELL, ChoiceRules._wallet_cells_except, (), ItemRules._nanny_take, (p,))
+        self._item_step(p, ItemRules._nanny_take, p)
 
     def _nanny_take(self, p: int, cell: int) -> None:
         self._touch(cell)
@@ -348,32 +290,14 @@ class ItemRules:
 
     def _item_nurse(self, p: int, g: int, left: int = NURSE_SWAPS) -> None:
         if left:
-            self._item_step(
-                p,
-                B_CELL,
-                ChoiceRules._cells_surrounding,
-                (g,),
-                ItemRules._nurse_first,
-                (p, g, left),
-                optional=True,
-                left=left,
-            )
+            self._item_step(p, ItemRules._nurse_first, p, g, left)
 
     def _nurse_first(self, p: int, g: int, left: int, cell: int | None) -> None:
         if cell is None:
             return
         self._touch(cell)
         first = int(self.guest_on[cell])
-        self._item_step(
-            p,
-            B_CELL,
-            ChoiceRules._any_cell_except,
-            (first,),
-            ItemRules._nurse_second,
-            (p, g, left, first),
-            tile=cell,
-            left=left,
-        )
+        self._item_step(p, ItemRules._nurse_second, p, g, left, first)
 
     def _nurse_second(self, p: int, g: int, left: int, first: int, cell: int) -> None:
         self._touch(cell)
@@ -381,8 +305,7 @@ class ItemRules:
         self._item_nurse(p, g, left - 1)
 
     def _item_pilot(self, p: int, g: int) -> None:
-        self.pilot[p] = 1
-        self.kept_any = True
+        self._keep(p, 0, 1)
 
     def _item_senator(self, p: int, g: int) -> None:
         near = self.surround[int(self.cell_of_guest[g])]
@@ -395,7 +318,7 @@ class ItemRules:
                 self._constrain(q, ~guests)
 
     def _item_server(self, p: int, g: int) -> None:
-        self._item_step(p, B_SEAT, ChoiceRules._other_seats, (p,), ItemRules._server_target, (p,))
+        self._item_step(p, ItemRules._server_target, p)
 
     def _server_target(self, p: int, q: int) -> None:
         self._ctx_seat(q)
@@ -406,7 +329,7 @@ class ItemRules:
         self._give(p, self._take_from_player(q, 1))
 
     def _item_veterinarian(self, p: int, g: int) -> None:
-        self._item_step(p, B_SEAT, ChoiceRules._neighbour_seats, (p,), ItemRules._veterinarian_take, (p,))
+        self._item_step(p, ItemRules._veterinarian_take, p)
 
     def _veterinarian_take(self, p: int, q: int) -> None:
         self._ctx_seat(q)
@@ -417,7 +340,7 @@ class ItemRules:
         return bool(self._wallet_cells_except(g).any())
 
     def _item_artist(self, p: int, g: int) -> None:
-        self._item_step(p, B_CELL, ChoiceRules._wallet_cells_except, (g,), ItemRules._artist_take, (p, g))
+        self._item_step(p, ItemRules._artist_take, p, g)
 
     def _artist_take(self, p: int, g: int, cell: int) -> None:
         self._touch(cell)
@@ -426,7 +349,7 @@ class ItemRules:
 
     def _item_banker(self, p: int, g: int) -> None:
         self.wallets_on[self.cell_of_guest[g]] += self._from_lost_found(BANKER_GAIN)
-        self._item_step(p, B_CELL, ChoiceRules._any_cell_except, (g,), ItemRules._banker_swap, (p, g))
+        self._item_step(p, ItemRules._banker_swap, p, g)
 
     def _banker_swap(self, p: int, g: int, cell: int) -> None:
         self._touch(cell)
@@ -438,24 +361,20 @@ class ItemRules:
     def _captain_targets(self, p: int) -> np.ndarray:
         """Exposed players not yet paid by this Captain (none once no tile holds a Wallet)."""
         seats = np.array(self.player_exposed, dtype=bool)
-        seats[self.item_seats] = False
+        seats[list(self.item_seats)] = False
         if not self._has_wallet().any():
             seats[:] = False
         return seats
 
     def _item_captain(self, p: int, g: int) -> None:
-        self._item_step(
-            p, B_SEAT, ItemRules._captain_targets, (p,), ItemRules._captain_player, (p, g), optional=True
-        )
+        self._item_step(p, ItemRules._captain_player, p, g)
 
     def _captain_player(self, p: int, g: int, q: int | None) -> None:
         if q is None:
             return
         self._ctx_seat(q)
         self.flow.do(ItemRules._item_captain, p, g)  # then the next player, until the user stops
-        self._item_step(
-            p, B_CELL, ChoiceRules._wallet_cells_except, (), ItemRules._captain_give, (q,), player=q
-        )
+        self._item_step(p, ItemRules._captain_give, q)
 
     def _captain_give(self, q: int, cell: int) -> None:
         self._touch(cell)
@@ -466,44 +385,39 @@ class ItemRules:
         return sum(self.player_exposed) >= 2
 
     def _item_clown(self, p: int, g: int) -> None:
-        self._item_step(p, B_SEAT, ChoiceRules._exposed_seats_except, (), ItemRules._clown_first, (p,))
+        self._item_step(p, ItemRules._clown_first, p)
 
     def _clown_first(self, p: int, a: int) -> None:
         self._ctx_seat(a)
-        self._item_step(
-            p, B_SEAT, ChoiceRules._exposed_seats_except, (a,), ItemRules._clown_second, (p, a), player=a
-        )
+        self._item_step(p, ItemRules._clown_second, p, a)
 
     def _clown_second(self, p: int, a: int, b: int) -> None:
         self._ctx_seat(b)
         ga, gb = self.ident[a], self.ident[b]
         self.ident[a], self.ident[b] = gb, ga
-        self.holder_of[ga], self.holder_of[gb] = b, a
+        self.holder_of = replaced(replaced(self.holder_of, ga, b), gb, a)
         for q in (a, b):
             self._new_identity(q)
 
     def _new_identity(self, q: int) -> None:
         """q holds another card: what was known about the old one no longer applies."""
-        self.epoch[q] += 1
+        self.epoch = replaced(self.epoch, q, self.epoch[q] + 1)
         self.public_candidates[q] = True
-        self.dentist_candidates[:, q] = True
-        self.dentist_records = [r for r in self.dentist_records if r[1] != q]
+        self.dentist_records = tuple(r for r in self.dentist_records if r[1] != q)
+        self._dentist_allowed()
 
     def _item_cop(self, p: int, g: int) -> None:
-        self._item_step(p, B_SEAT, ChoiceRules._other_seats, (p,), ItemRules._cop_place, (p,))
+        self._item_step(p, ItemRules._cop_place, p)
 
     def _cop_place(self, p: int, q: int) -> None:
         self._ctx_seat(q)
-        self.cop[q] += 1
-        self.kept_any = True
+        self._keep(q, 2, self.cop[q] + 1)
 
     def _can_judge(self, p: int, g: int) -> bool:
         return bool(self._marks_except(g).any())
 
     def _item_judge(self, p: int, g: int) -> None:
-        self._item_step(
-            p, B_GUEST, ChoiceRules._marks_except, (g,), ItemRules._judge_discard, (p, g), optional=True
-        )
+        self._item_step(p, ItemRules._judge_discard, p, g)
 
     def _judge_discard(self, p: int, g: int, mark: int | None) -> None:
         if mark is None:
@@ -518,7 +432,7 @@ class ItemRules:
             self.wallets_on[self.cell_of_guest[g]] += self._take_from_player(q, 1)
 
     def _item_puppeteer(self, p: int, g: int) -> None:
-        self._item_step(p, B_CELL, ChoiceRules._wallet_cells_except, (), ItemRules._puppeteer_take, (p,))
+        self._item_step(p, ItemRules._puppeteer_take, p)
 
     def _puppeteer_take(self, p: int, cell: int) -> None:
         self._touch(cell)
@@ -543,21 +457,18 @@ class ItemRules:
         return bool(self._realtor_sources(p).any())
 
     def _item_realtor(self, p: int, g: int) -> None:
-        self._item_step(p, B_SEAT, ItemRules._realtor_sources, (p,), ItemRules._realtor_source, (p,))
+        self._item_step(p, ItemRules._realtor_source, p)
 
     def _realtor_source(self, p: int, a: int) -> None:
         self._ctx_seat(a)
-        self._item_step(
-            p, B_SEAT, ItemRules._realtor_destinations, (p, a), ItemRules._realtor_dest, (p, a), player=a
-        )
+        self._item_step(p, ItemRules._realtor_dest, p, a)
 
     def _realtor_dest(self, p: int, a: int, b: int) -> None:
         self._ctx_seat(b)
         self._give(b, self._take_from_player(a, REALTOR_MOVES))
 
     def _item_soldier(self, p: int, g: int) -> None:
-        self.soldier[p] = 1
-        self.kept_any = True
+        self._keep(p, 1, 1)
 
     def _can_wrestler(self, p: int, g: int) -> bool:
         return len(self.deck) > 0
@@ -566,7 +477,7 @@ class ItemRules:
         """Discard your card (its tile is exposed) and draw until you hold an unexposed Guest.
         Reading: if the deck runs out first, you keep the last card drawn (exposed: you are exposed)."""
         old = self.ident[p]
-        self.holder_of[old] = -1
+        self.holder_of = replaced(self.holder_of, old, -1)
         was_exposed = self.player_exposed[p]
         self._discard_card(old, p)
         while True:
@@ -577,13 +488,15 @@ class ItemRules:
                 break
             self._discard_card(g2, p)
         self.ident[p] = g2
-        self.holder_of[g2] = p
+        self.holder_of = replaced(self.holder_of, g2, p)
         self._new_identity(p)
-        self.known_by[p] = seen & ~(1 << p)  # whoever saw that card knows who holds it now
+        self.known_by = replaced(
+            self.known_by, p, seen & ~(1 << p)
+        )  # whoever saw that card knows who holds it now
         self.knows[:, p] = [bool(self.known_by[p] >> r & 1) for r in range(self.num_players)]
         if was_exposed:
             self.n_unexposed += 1
-        self.player_exposed[p] = False
+        self.player_exposed = replaced(self.player_exposed, p, False)
         if self.tile_exposed[cell]:
             self._exposed(p, p)
         # else: an exposed player who wrestles is unexposed again (their Stash is empty)
@@ -653,43 +566,135 @@ ITEM_CAN_ACT: dict[str, Callable[[Exposed, int, int], bool]] = {
 if ITEM_CAN_ACT.keys() - ITEM_EFFECTS.keys() or not all(map(callable, ITEM_CAN_ACT.values())):
     raise ValueError(f"Exposed item checks: unknown items or not functions in {ITEM_CAN_ACT}")
 
-# the kinds of choice inside items (data.py ITEM_CHOICES, by (item, name)) -> the rule carrying each out
-# (`ItemStep.then`): an item step finds its kind (the observation's `item_choice`) by its rule
-ITEM_CHOICE_RULES: dict[tuple[str, str], Callable[..., None]] = {
-    ("accountant", "destination"): ItemRules._accountant_dest,
-    ("accountant", "source"): ItemRules._accountant_take,
-    ("dentist", "player"): HiddenRules._dentist_target,
-    ("engineer", "tile"): ItemRules._engineer_flip,
-    ("firefighter", "line"): ItemRules._firefighter_line,
-    ("firefighter", "place"): ItemRules._firefighter_place,
-    ("locksmith", "source"): ItemRules._locksmith_take,
-    ("mechanic", "steal"): ItemRules._mechanic_steal,
-    ("paramedic", "line"): ItemRules._paramedic_line,
-    ("physicist", "first"): ItemRules._physicist_first,
-    ("physicist", "second"): ItemRules._physicist_second,
-    ("teacher", "source"): ItemRules._teacher_source,
-    ("teacher", "destination"): ItemRules._teacher_give,
-    ("undertaker", "tile"): ItemRules._undertaker_give,
-    ("actor", "card"): ItemRules._use_item,
-    ("janitor", "tile"): ItemRules._janitor_take,
-    ("nanny", "tile"): ItemRules._nanny_take,
-    ("nurse", "first"): ItemRules._nurse_first,
-    ("nurse", "second"): ItemRules._nurse_second,
-    ("server", "player"): ItemRules._server_target,
-    ("veterinarian", "player"): ItemRules._veterinarian_take,
-    ("artist", "tile"): ItemRules._artist_take,
-    ("banker", "tile"): ItemRules._banker_swap,
-    ("captain", "player"): ItemRules._captain_player,
-    ("captain", "source"): ItemRules._captain_give,
-    ("clown", "first"): ItemRules._clown_first,
-    ("clown", "second"): ItemRules._clown_second,
-    ("cop", "player"): ItemRules._cop_place,
-    ("judge", "mark"): ItemRules._judge_discard,
-    ("puppeteer", "tile"): ItemRules._puppeteer_take,
-    ("realtor", "source"): ItemRules._realtor_source,
-    ("realtor", "destination"): ItemRules._realtor_dest,
-}
-check_handlers(ITEM_CHOICE_RULES, [(c.item, c.name) for c in ITEM_CHOICES], "Exposed item choices")
-_ITEM_CHOICE_OF = {ITEM_CHOICE_RULES[(c.item, c.name)]: i for i, c in enumerate(ITEM_CHOICES)}
+
+# ================================================================ the kinds of choice inside items
+class StepRule(NamedTuple):
+    """How one kind of choice inside an item is made: the `block` of the action space it chooses in,
+    `allowed` marking what may be chosen (booleans over cells, lines, absolute seats or Guests), given
+    the arguments of `then` named in `allowed_args`, and `then` carrying the choice out, `then(game,
+    *args, choice)` (choice None on a pass, or when an earlier step took every choice away); whether
+    the step may be passed (`optional`). The names of `then`'s parameters before the choice say what
+    each argument is (`STEP_ARGS`)."""
+
+    block: int
+    allowed: Callable[..., np.ndarray]
+    allowed_args: str
+    then: Callable[..., None]
+    optional: bool = False
+
+
+# the kinds of choice inside items (data.py ITEM_CHOICES, by (item, name)) -> how each is made: an item
+# step finds its kind (the observation's `item_choice`) by its rule
+ITEM_CHOICE_RULES: dict[tuple[str, str], StepRule] = {
+    ("accountant", "destination"): StepRule(B_CELL, ChoiceRules._cells_but_own, "p", ItemRules._accountant_dest),
+    ("accountant", "source"): StepRule(B_CELL, ChoiceRules._wallet_cells_except, "dest", ItemRules._accountant_take, True),
+    ("dentist", "player"): StepRule(B_SEAT, ChoiceRules._other_seats, "p", HiddenRules._dentist_target),
+    ("engineer", "tile"): StepRule(B_CELL, ChoiceRules._unexposed_cells, "", ItemRules._engineer_flip),
+    ("firefighter", "line"): StepRule(B_LINE, ChoiceRules._any_line, "", ItemRules._firefighter_line),
+    ("firefighter", "place"): StepRule(B_CELL, ChoiceRules._line_from, "line i", ItemRules._firefighter_place),
+    ("locksmith", "source"): StepRule(B_CELL, ChoiceRules._wallet_cells_except, "g", ItemRules._locksmith_take),
+    ("mechanic", "steal"): StepRule(B_STEAL, ActionRules._steal_targets, "p", ItemRules._mechanic_steal, True),
+    ("paramedic", "line"): StepRule(B_LINE, ChoiceRules._any_line, "", ItemRules._paramedic_line),
+    ("physicist", "first"): StepRule(B_CELL, ChoiceRules._any_cell_except, "", ItemRules._physicist_first),
+    ("physicist", "second"): StepRule(B_CELL, ChoiceRules._any_cell_except, "first", ItemRules._physicist_second),
+    ("teacher", "source"): StepRule(B_CELL, ChoiceRules._wallet_cells_except, "", ItemRules._teacher_source),
+    ("teacher", "destination"): StepRule(B_CELL, ChoiceRules._cells_not_chosen, "", ItemRules._teacher_give, True),
+    ("undertaker", "tile"): StepRule(B_CELL, ChoiceRules._cells_not_chosen, "", ItemRules._undertaker_give, True),
+    ("actor", "card"): StepRule(B_GUEST, ChoiceRules._actor_cards, "", ItemRules._use_item),
+    ("janitor", "tile"): StepRule(B_CELL, ChoiceRules._exposed_wallet_cells_not_chosen, "g", ItemRules._janitor_take, True),
+    ("nanny", "tile"): StepRule(B_CELL, ChoiceRules._wallet_cells_except, "", ItemRules._nanny_take),
+    ("nurse", "first"): StepRule(B_CELL, ChoiceRules._cells_surrounding, "g", ItemRules._nurse_first, True),
+    ("nurse", "second"): StepRule(B_CELL, ChoiceRules._any_cell_except, "first", ItemRules._nurse_second),
+    ("server", "player"): StepRule(B_SEAT, ChoiceRules._other_seats, "p", ItemRules._server_target),
+    ("veterinarian", "player"): StepRule(B_SEAT, ChoiceRules._neighbour_seats, "p", ItemRules._veterinarian_take),
+    ("artist", "tile"): StepRule(B_CELL, ChoiceRules._wallet_cells_except, "g", ItemRules._artist_take),
+    ("banker", "tile"): StepRule(B_CELL, ChoiceRules._any_cell_except, "g", ItemRules._banker_swap),
+    ("captain", "player"): StepRule(B_SEAT, ItemRules._captain_targets, "p", ItemRules._captain_player, True),
+    ("captain", "source"): StepRule(B_CELL, ChoiceRules._wallet_cells_except, "", ItemRules._captain_give),
+    ("clown", "first"): StepRule(B_SEAT, ChoiceRules._exposed_seats_except, "", ItemRules._clown_first),
+    ("clown", "second"): StepRule(B_SEAT, ChoiceRules._exposed_seats_except, "a", ItemRules._clown_second),
+    ("cop", "player"): StepRule(B_SEAT, ChoiceRules._other_seats, "p", ItemRules._cop_place),
+    ("judge", "mark"): StepRule(B_GUEST, ChoiceRules._marks_except, "g", ItemRules._judge_discard, True),
+    ("puppeteer", "tile"): StepRule(B_CELL, ChoiceRules._wallet_cells_except, "", ItemRules._puppeteer_take),
+    ("realtor", "source"): StepRule(B_SEAT, ItemRules._realtor_sources, "p", ItemRules._realtor_source),
+    ("realtor", "destination"): StepRule(B_SEAT, ItemRules._realtor_destinations, "p a", ItemRules._realtor_dest),
+}  # fmt: skip
+check_handlers(
+    {key: rule.then for key, rule in ITEM_CHOICE_RULES.items()},
+    [(c.item, c.name) for c in ITEM_CHOICES],
+    "Exposed item choices",
+)
+ITEM_STEPS: tuple[StepRule, ...] = tuple(ITEM_CHOICE_RULES[(c.item, c.name)] for c in ITEM_CHOICES)  # by kind
+_ITEM_CHOICE_OF = {rule.then: kind for kind, rule in enumerate(ITEM_STEPS)}
 if len(_ITEM_CHOICE_OF) != len(ITEM_CHOICES) or {c.item for c in ITEM_CHOICES} - ITEM_EFFECTS.keys():
     raise ValueError("Exposed item choices: two kinds of choice share one rule, or an item is unknown")
+
+# what an argument of an item step's rule is, by its name (a parameter of `then`): the user (the
+# deciding seat, but for the Captain's source, chosen for the player `q`), the item's own Guest, a
+# Guest whose tile the choice goes with, the line the item works on, the place of that line being
+# filled (its tile), the player the choice goes with, how many choices of this kind are left
+STEP_ARGS = {
+    "p": "user",
+    "g": "item",
+    "dest": "tile",
+    "src": "tile",
+    "first": "tile",
+    "line": "line",
+    "i": "place",
+    "a": "player",
+    "q": "player",
+    "left": "left",
+}
+
+
+def _step_plan(rule: StepRule) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Where `allowed`'s arguments are among `then`'s, and what each of `then`'s is (checked at import:
+    every name is known, and `allowed` takes only names `then` has)."""
+    params = [q for q in inspect.signature(rule.then).parameters.values() if q.default is q.empty]
+    names = [q.name for q in params[1:-1]]  # after self, before the choice
+    unknown = [name for name in names if name not in STEP_ARGS]
+    picked = rule.allowed_args.split()
+    if unknown or not set(picked) <= set(names):
+        raise ValueError(f"Exposed item step {rule.then.__qualname__}: unknown arguments {unknown or picked}")
+    return tuple(names.index(name) for name in picked), tuple(STEP_ARGS[name] for name in names)
+
+
+_STEP_PLANS = tuple(_step_plan(rule) for rule in ITEM_STEPS)
+
+
+class ItemStep(NamedTuple):
+    """One choice inside an item (a PICK decision; a plain value, which a saved position writes as
+    data): its `kind` (its row of data.py's ITEM_CHOICES, whose rule `ITEM_STEPS[kind]` says what may
+    be chosen and what follows), the arguments of that rule's `allowed` and `then`, and what the
+    deciding seat knows of the choice, for the observation's `item_choice` pieces: the `line` it works
+    on, the `tile` (a cell) and the `player` (absolute seat) it goes with, and how many choices of
+    this kind are `left`, this one included (-1 / 0: none). `ItemRules._step` makes it."""
+
+    kind: int
+    allowed_args: tuple
+    then_args: tuple
+    line: int = -1
+    tile: int = -1
+    player: int = -1
+    left: int = 0
+
+    @property
+    def block(self) -> int:
+        return ITEM_STEPS[self.kind].block
+
+    @property
+    def allowed(self) -> Callable[..., np.ndarray]:
+        return ITEM_STEPS[self.kind].allowed
+
+    @property
+    def then(self) -> Callable[..., None]:
+        return ITEM_STEPS[self.kind].then
+
+    @property
+    def optional(self) -> bool:
+        return ITEM_STEPS[self.kind].optional
+
+    def __repr__(self) -> str:
+        chosen = f"{self.allowed.__qualname__}{self.allowed_args} in block {self.block}"
+        then = f"{self.then.__qualname__}{self.then_args}"
+        return f"ItemStep({chosen}{', or pass' if self.optional else ''}, then {then})"

@@ -33,7 +33,7 @@ class MovementRules:
     def _move_first(self, p: int, e: int) -> None:
         """MOVE: a new Move action replaces p's record; then the first of two swaps."""
         self.last_kind[self.turn, K_MOVE] = True
-        self.latest_move[p] = []
+        self.latest_move[p] = ()
         self._swap(p, e)
         self.flow.frames.append(self._second_swap_frames[p][e])  # MOVE2, args (p, e)
 
@@ -45,7 +45,7 @@ class MovementRules:
         self._swap_cells(a, b)
         cg = self.guest_on
         ga, gb = cg.item(a), cg.item(b)
-        self.latest_move[p].append((e, ga, gb))
+        self.latest_move[p] += ((e, ga, gb),)
         touched = self.last_guests[self.turn]  # both tiles touched (`_touch`)
         touched[ga] = touched[gb] = True
 

@@ -4,8 +4,8 @@
 No rule of the rulebook is played here; what it holds is what the rulebook lets each player see: the
 table (public), their own card, cards shown to them (Snitch) or seen in the deck (Astronaut, Mayor),
 the Dentist answers given to them and the public deductions, the current decision. `_ObsPlan` (the
-index tables, one per player count, in `Definition`) and `_ObsSource` (a game's source vector) make
-an observation one gather; `wallet_scale` is how every Wallet count is shown.
+index tables, one per player count, in the `ExposedDefinition`) and `_ObsSource` (a game's source
+vector) make an observation one gather; `wallet_scale` is how every Wallet count is shown.
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ import numpy as np
 from envs.core.observer import seat_gathers
 
 from .data import COPS_MAX, ITEM_CHOICES, MOST_REPEATS, WALLET_SCALE
-from .decisions import DENTIST, KIND_NAMES, NUM_DECISIONS, OFFER, PICK, ItemStep
+from .decisions import DENTIST, KIND_NAMES, NUM_DECISIONS, OFFER, PICK
 
 if TYPE_CHECKING:
-    from .rules import Definition, Exposed
+    from .definition import ExposedDefinition
+    from .items import ItemStep
+    from .rules import Exposed
 
 
 _KEPT_SCALE = np.array([1.0, 1.0, 1.0 / COPS_MAX])  # Pilot, Soldier flags; Cops / COPS_MAX
@@ -33,7 +35,7 @@ def wallet_scale(w: float) -> float:
 
 
 class _ObsPlan:
-    """Index tables for `Exposed.observation`, one per player count (in its `Definition`).
+    """Index tables for `Exposed.observation`, one per player count (in its `ExposedDefinition`).
 
     A game's source vector holds the table in absolute seats: first the packed boolean tables
     (`Exposed._flags`, same order), then the other per-Guest pieces, then numbers and one-hot
@@ -43,7 +45,7 @@ class _ObsPlan:
     layout declares "seat" so that seats are relative to p.
     """
 
-    def __init__(self, game: Definition) -> None:
+    def __init__(self, game: ExposedDefinition) -> None:
         n, t, e = game.num_players, game.num_tiles, game.num_edges
         flag_regions = [
             ("cexp", (t,)),

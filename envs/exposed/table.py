@@ -14,6 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 
+def replaced(values: tuple, i: int, x) -> tuple:
+    """`values` with item i replaced by x. The state's tuples (bookkeeping that changes rarely) are
+    never changed in place but replaced whole, so a copy shares them."""
+    return (*values[:i], x, *values[i + 1 :])
+
+
 class TableRules:
     """Wallets, tiles, exposure, discards and Marks (see the module's docstring)."""
 
@@ -25,6 +31,15 @@ class TableRules:
         of the game even if it changes nothing (see `_end_action`)."""
         self._stamp += 1
         self._end_unchecked = True
+
+    def _keep(self, p: int, column: int, value: int) -> None:
+        """p keeps an item: `kept[p, column]` (Pilot, Soldier: 1; Cops under the card: their count)
+        becomes `value`. The table changes rarely: it is replaced whole (read-only), so copies share it."""
+        kept = self.kept.copy()
+        kept[p, column] = value
+        kept.flags.writeable = False
+        self.kept = kept
+        self.kept_any = True
 
     @property
     def pilot(self) -> np.ndarray:
@@ -112,7 +127,7 @@ class TableRules:
 
     def _exposed(self, p: int, actor: int) -> None:
         """If You Are Exposed: card face-up, reward to the exposer, Stash onto the Guest, half lost."""
-        self.player_exposed[p] = True
+        self.player_exposed = replaced(self.player_exposed, p, True)
         self.n_unexposed -= 1
         if actor >= 0 and actor != p:  # Reading: no reward for exposing yourself
             self._give(actor, self._from_lost_found(self.config.exposure_reward))

@@ -27,15 +27,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 import numpy as np
 
-from envs.core import ConfigError, Game, GameType, Layout, PieceSpec
+from envs.core import ConfigError, Game, GameType, Layout, PieceSpec, PositionError
 from envs.core.config import require_choice, require_range
-from envs.core.flow import Frame, TurnFlow
-from envs.core.game import copy_rng, copy_state
+from envs.core.flow import Decide, Do, Frame, TurnFlow
+from envs.core.game import Definition
 from envs.core.observer import Observer
 
 from .data import (
@@ -233,28 +233,38 @@ _tuple_new = tuple.__new__  # builds a NamedTuple without its constructor's Pyth
 
 
 class HandFacts(NamedTuple):
-    """A hand as the play rule reads it (cached per hand; read-only arrays shared by copies)."""
+    """A hand as the play rule reads it (read-only arrays, memoized by hand: `hand_facts`)."""
 
     in_hand: np.ndarray  # (4, 50) bool: Suggestion x card, the card is in the hand
     truthful: np.ndarray  # (4, 50) bool: Suggestion x card, a truthful Suggestion of this hand
 
 
-class Expressions(Game):
-    name = "expressions"
-    config_class = ExpressionsConfig
+@lru_cache(maxsize=1 << 12)
+def hand_facts(hand: int) -> HandFacts:
+    """A hand (bitmask) as the play rule reads it: one product with the hand's 50 flags (`hand_table`).
+    Memoized for every game alike: search meets the same hands again and again."""
+    allowed = (HAND_WEIGHTS @ ((hand >> CARD_SHIFTS) & 1).astype(np.float32) <= HAND_LIMITS).reshape(
+        -1, NUM_CARDS
+    )
+    allowed.flags.writeable = False  # rows: in the hand, then truthful by Suggestion
+    return _tuple_new(HandFacts, (allowed[:PLAY_ROWS], allowed[PLAY_ROWS:]))
 
-    def __init__(
-        self, config: ExpressionsConfig | None = None, rng: np.random.Generator | None = None, **options
-    ):
-        super().__init__(config, rng, **options)
-        cfg = self.config
-        n = self.num_players = cfg.num_players
-        # the Normal side of the set-up chart, or in Hard mode the Hard side (ours: RULES.md, "Set-up")
-        self.hand_size, timer_size = setup_chart(n, cfg.mode)
-        self.initial_timer = timer_size
-        self.flips_per_round = flips_per_round(n, cfg.mode)
+
+class ExpressionsDefinition(Definition):
+    """What a configuration fixes (player count, mode, the knowledge option), built once and shared by
+    every game of it and by every copy: the set-up chart's numbers, the action space's bases and
+    blocks, the rules open at each decision, the layouts, the observation source's places and the
+    observer, each seat's turn as frames. The game's state is everything else (`Expressions`)."""
+
+    def __init__(self, num_players: int, mode: str, knowledge: bool):
+        n = self.num_players = num_players
+        # the Normal side of the set-up chart, or in Hard mode the Hard side (ours: RULES.md, "Set-up");
+        # a game's `hand_size` and `initial_timer` start from them (`set_deal` may set others)
+        self.dealt, self.timer_dealt = setup_chart(n, mode)
+        self.flips_per_round = flips_per_round(n, mode)
         # Reading: the 2-player "cards left in hands go to Harmony" holds for every mode but Hard.
-        self.hands_to_harmony = n == 2 and cfg.mode != "hard"
+        self.hands_to_harmony = n == 2 and mode != "hard"
+        self.mode_index = MODES.index(mode)
         # flat action space: play (4 x 50) | guess (other seats x 50) | choose a card of your hand (50)
         self.guess_base = len(SUGGESTIONS) * NUM_CARDS
         self.choose_base = self.guess_base + (n - 1) * NUM_CARDS
@@ -270,39 +280,64 @@ class Expressions(Game):
             kind: tuple((self.blocks[block], rule) for block, rule in rules)
             for kind, rules in RULES_AT.items()
         }
-        self.knowledge = cfg.knowledge
-        self.observation_layout = observation_layout(n, self.knowledge)
+        self.turn_frames = turn_frames(n)  # seat k's turn, bottom first
+        self.knowledge = knowledge
+        self.observation_layout = observation_layout(n, knowledge)
         self.state_layout = state_layout(n, self.observation_layout)
         # One absolute-seat source vector (the state without the timer); observation(p) gathers it.
         self._source_layout = source_layout(n, self.observation_layout)
-        self._observer = observer(n, self.knowledge)
-        self._offsets, self._strides = source_places(n, self.knowledge)
+        self._observer = observer(n, knowledge)
+        self._offsets, self._strides = source_places(n, knowledge)
+        self.freeze()
+
+
+@cache
+def expressions_definition(num_players: int, mode: str, knowledge: bool) -> ExpressionsDefinition:
+    return ExpressionsDefinition(num_players, mode, knowledge)
+
+
+class Expressions(Game):
+    name = "expressions"
+    config_class = ExpressionsConfig
+    # caches the rest of the state determines, left out of a position and made again by `_derive`
+    DERIVED = frozenset(("_can_name", "_knowledge_stale"))
+    # the knowledge pieces wait for the next observation (`_update_knowledge`); only a game with the
+    # option `knowledge` ever sets it
+    _knowledge_stale = False
+
+    def __init__(
+        self, config: ExpressionsConfig | None = None, rng: np.random.Generator | None = None, **options
+    ):
+        super().__init__(config, rng, **options)
+        # state, not definition: `set_deal` may set other units for `hand_sizes` and `timer_left`
+        self.hand_size, self.initial_timer = self.dealt, self.timer_dealt
         self._setup()
+
+    @classmethod
+    def definition(cls, config: ExpressionsConfig) -> ExpressionsDefinition:
+        """The configuration's fixed part, one per (players, mode, knowledge)."""
+        return expressions_definition(config.num_players, config.mode, config.knowledge)
 
     # ----- set-up --------------------------------------------------------------------------
     def _setup(self) -> None:
         n, rng = self.num_players, self.rng
         deck = rng.permutation(NUM_CARDS).tolist()
         size = self.hand_size
-        self.hands = [sum(1 << c for c in deck[p * size : (p + 1) * size]) for p in range(n)]
-        self.hand_counts = [self.hand_size] * n
+        self.hands = [sum(1 << c for c in deck[p * size : (p + 1) * size]) for p in range(n)]  # bits
         self.timer = deck[n * self.hand_size :]  # top of the stack = last element
-        self.suggestions: dict[int, tuple[int, int]] = {}  # card -> (owner, kind)
-        self.harmony: list[int] = []
+        self.suggestions: dict[int, tuple[int, int]] = {}  # card -> (owner, kind), in the order played
+        self.harmony: list[int] = []  # bottom first
         self.agony: list[int] = []
-        self.face_up = 0  # bits of cards in Harmony, Agony or Suggestions (cannot be named)
-        self._can_name = np.ones(NUM_CARDS, dtype=bool)  # the same, as the guess rule reads it
+        # cards not in Harmony, Agony or Suggestions (face-up cards cannot be named), as the guess rule reads it
+        self._can_name = np.ones(NUM_CARDS, dtype=bool)
         # public deductions used to resample consistently: cards each seat is known not to hold
         self.ruled_out = [0] * n
         self.first_player = int(rng.integers(n))
-        self.turns_this_round = 0
-        self.final_round = False  # Easy mode: the extra round after the last flip
-        self.terminal = False
         self.flow = TurnFlow()
         self._begin_turn(self.first_player)
-        self._hand_facts_cache: list[HandFacts | None] = [None] * n
+        # the observation source: every hand, then the public pieces with absolute seats (the public
+        # history, Easy mode's final round included, is kept here alone)
         self._src = np.zeros(self._source_layout.size, dtype=np.float32)
-        self._marks: tuple[int, ...] = ()  # where _mark_turn wrote its two 1s
         self._init_observations()
 
     def set_deal(
@@ -325,8 +360,7 @@ class Expressions(Game):
             raise ConfigError(f"first_player must be a seat 0..{self.num_players - 1}")
         self._setup()
         self.hands = [sum(1 << c for c in hand) for hand in hands]
-        self.hand_counts = [len(hand) for hand in hands]
-        self.hand_size = max(max(self.hand_counts), 1)
+        self.hand_size = max(max(map(len, hands)), 1)
         self.timer = list(timer)
         self.initial_timer = max(len(timer), 1)
         self.first_player = first_player
@@ -340,11 +374,12 @@ class Expressions(Game):
             self._to_harmony(card)
         for card in agony:
             self._to_agony(card)
-        self._knowledge_stale = self.knowledge
+        if self.knowledge:
+            self._knowledge_stale = True
 
     def _set_hand_sizes(self) -> None:
         for p in range(self.num_players):
-            self._set_seat_piece("hand_sizes", p, 0, self.hand_counts[p] / self.hand_size)
+            self._set_seat_piece("hand_sizes", p, 0, self.hands[p].bit_count() / self.hand_size)
 
     def _init_observations(self) -> None:
         n, src, off = self.num_players, self._src, self._offsets
@@ -352,10 +387,11 @@ class Expressions(Game):
         hands[:] = (np.array(self.hands, dtype=np.int64)[:, None] >> CARD_SHIFTS) & 1
         src[off["hand_sizes"] : off["hand_sizes"] + n] = 1.0
         src[off["first_player"] + self.first_player] = 1.0
-        src[off["mode"] + MODES.index(self.config.mode)] = 1.0
+        src[off["mode"] + self.mode_index] = 1.0
         src[off["timer_left"]] = 1.0
-        self._mark_turn()
-        self._knowledge_stale = self.knowledge
+        self._mark_turn(None)
+        if self.knowledge:
+            self._knowledge_stale = True
 
     # ----- the engine contract ---------------------------------------------------------------
     def current_player(self) -> int:
@@ -373,7 +409,32 @@ class Expressions(Game):
         return None if decision is None else decision.kind
 
     def is_terminal(self) -> bool:
-        return self.terminal
+        return not self.flow.frames
+
+    @property
+    def terminal(self) -> bool:
+        """The game is over: nothing is left to do (`_end_game` clears the turn flow)."""
+        return not self.flow.frames
+
+    @property
+    def hand_counts(self) -> list[int]:
+        """Cards in each seat's hand."""
+        return [hand.bit_count() for hand in self.hands]
+
+    @property
+    def face_up(self) -> int:
+        """Bits of the cards in Harmony, Agony or Suggestions (the ones that cannot be named)."""
+        return sum(1 << c for c in np.flatnonzero(~self._can_name).tolist())
+
+    @property
+    def final_round(self) -> bool:
+        """Easy mode's extra round after the last flip (the observation's `final_round` flag)."""
+        return bool(self._src[self._offsets["final_round"]])
+
+    @property
+    def turns_this_round(self) -> int:
+        """Turns of this round already over (the round starts with the First Player's)."""
+        return (self.player - self.first_player) % self.num_players if self.flow.frames else 0
 
     def teams(self) -> list[int]:
         """One team: every seat plays for Harmony together."""
@@ -392,7 +453,7 @@ class Expressions(Game):
         return GameType("identical", "fixed", low, high, cfg.max_decisions)
 
     def returns(self) -> np.ndarray:
-        if not self.terminal:
+        if self.flow.frames:
             return np.zeros(self.num_players)
         if self.config.reward == "score":
             value = float(len(self.harmony) - len(self.agony))
@@ -435,13 +496,14 @@ class Expressions(Game):
         decision = flow.frames.pop()  # `flow.choose` inlined: a decision waits until the end
         decision.then(self, action, *decision.args)
         flow.run(self)
-        self._mark_turn()
-        self._knowledge_stale = self.knowledge
+        self._mark_turn(decision)
+        if self.knowledge:
+            self._knowledge_stale = True
 
     # ----- the turn flow: a turn, and the guesser's card after a guess ---------------------------
     def _begin_turn(self, k: int) -> None:
         """Seat k plays a card or guesses a card; the end of the turn waits beneath that decision."""
-        self.flow.frames += turn_frames(self.num_players)[k]
+        self.flow.frames += self.turn_frames[k]
 
     def take_turn(self, action: int, k: int) -> None:
         """The action blocks of a turn, in the order of the flat action space."""
@@ -536,32 +598,26 @@ class Expressions(Game):
 
     def _holds_cards(self, k: int) -> bool | np.ndarray:
         """Per row of the guess block (a column), whether that seat holds cards (True if every seat does)."""
-        counts = self.hand_counts
-        if 0 not in counts:
+        hands = self.hands
+        if all(hands):
             return True
-        return seat_column(tuple(map(bool, counts[k + 1 :] + counts[:k])))  # from k's left
+        return seat_column(tuple(map(bool, hands[k + 1 :] + hands[:k])))  # from k's left
 
     def _no_other_player_has_cards(self, k: int) -> bool:
-        return sum(self.hand_counts) == self.hand_counts[k]
+        hands = self.hands
+        return not any(hands[:k]) and not any(hands[k + 1 :])
 
     def _guess_targets(self, k: int) -> list[int]:
         """Relative seats of the other players who hold cards (Reading: only they can be named)."""
-        return [r for r in range(1, self.num_players) if self.hand_counts[self._seat_left_of(k, r)]]
+        return [r for r in range(1, self.num_players) if self.hands[self._seat_left_of(k, r)]]
 
     def _seat_left_of(self, k: int, r: int) -> int:
         """The seat r places to seat k's left (guess actions name seats this way)."""
         return (k + r) % self.num_players
 
     def _hand_facts(self, k: int) -> HandFacts:
-        """Seat k's hand as the play rule reads it, cached per hand (read-only, shared by copies)."""
-        facts = self._hand_facts_cache[k]
-        if facts is None:
-            allowed = (HAND_WEIGHTS @ self._hand_vector(k) <= HAND_LIMITS).reshape(-1, NUM_CARDS)
-            allowed.flags.writeable = False  # rows: in the hand, then truthful by Suggestion (`hand_table`)
-            facts = self._hand_facts_cache[k] = _tuple_new(
-                HandFacts, (allowed[:PLAY_ROWS], allowed[PLAY_ROWS:])
-            )
-        return facts
+        """Seat k's hand as the play rule reads it (read-only arrays, memoized by hand: `hand_facts`)."""
+        return hand_facts(self.hands[k])
 
     def _hand_vector(self, k: int) -> np.ndarray:
         """Seat k's hand as 50 floats 0/1 (a view of the observation source, kept in step); the rules
@@ -574,7 +630,6 @@ class Expressions(Game):
         """Play a card from your hand as a Suggestion (the mask has checked it is truthful)."""
         self._leave_hand(k, card)
         self.suggestions[card] = (k, kind)
-        self.face_up |= 1 << card
         self._can_name[card] = False
         self._set_seat_piece("suggestions", k, kind * NUM_CARDS + card, 1.0)
         self.ruled_out[k] |= MEANINGS[kind].none_of[card]
@@ -655,34 +710,34 @@ class Expressions(Game):
         self._to_agony(card)
 
     def end_turn(self, k: int) -> None:
-        """Seat k's turn is over: the next seat clockwise plays; after a round the timer flips."""
-        if not any(self.hand_counts):
+        """Seat k's turn is over: the next seat clockwise plays; after a round (the turn of the seat to
+        the First Player's right) the timer flips."""
+        if not any(self.hands):
             # Reading: with no card in any hand nothing can happen any more; the timer runs out.
             while self.timer:
                 self._flip_timer_card()
             self._end_game()
             return
-        self.turns_this_round += 1
-        if self.turns_this_round == self.num_players:
-            self.turns_this_round = 0
-            self._end_round()
-        if not self.terminal:
-            self._begin_turn((k + 1) % self.num_players)
+        following = (k + 1) % self.num_players
+        if following == self.first_player and not self._end_round():
+            return
+        self._begin_turn(following)
 
-    def _end_round(self) -> None:
-        """After all players have taken a turn the First Player flips the Timer Stack."""
+    def _end_round(self) -> bool:
+        """After all players have taken a turn the First Player flips the Timer Stack; False if that
+        ends the game."""
         if self.final_round:
             self._end_game()
-            return
+            return False
         for _ in range(self.flips_per_round):
             if self.timer:
                 self._flip_timer_card()
         if not self.timer:
-            if self.config.mode == "easy":
-                self.final_round = True  # Easy: one last round after the final flip
-                self._src[self._offsets["final_round"]] = 1.0
-            else:
+            if self.config.mode != "easy":
                 self._end_game()
+                return False
+            self._src[self._offsets["final_round"]] = 1.0  # Easy: one last round after the final flip
+        return True
 
     def _flip_timer_card(self) -> None:
         card = self.timer.pop()
@@ -701,7 +756,6 @@ class Expressions(Game):
                     self._to_harmony(card)
                 else:
                     self._to_agony(card)
-        self.terminal = True
         self.flow.clear()
 
     # ----- card movements (each keeps the observations in step) --------------------------------
@@ -713,9 +767,8 @@ class Expressions(Game):
         return None
 
     def _leave_hand(self, p: int, card: int) -> None:
-        self.hands[p] &= ~(1 << card)
-        count = self.hand_counts[p] = self.hand_counts[p] - 1
-        self._hand_facts_cache[p] = None
+        hand = self.hands[p] = self.hands[p] & ~(1 << card)
+        count = hand.bit_count()
         src, at = self._src, self._offsets  # the seat pieces `hands`, `left_hand`, `hand_sizes`
         src[at["hands"] + p * NUM_CARDS + card] = 0.0
         src[at["left_hand"] + p * NUM_CARDS + card] = 1.0
@@ -723,13 +776,11 @@ class Expressions(Game):
 
     def _to_harmony(self, card: int) -> None:
         self.harmony.append(card)
-        self.face_up |= 1 << card
         self._can_name[card] = False
         self._src[self._offsets["harmony"] + card] = 1.0
 
     def _to_agony(self, card: int) -> None:
         self.agony.append(card)
-        self.face_up |= 1 << card
         self._can_name[card] = False
         self._src[self._offsets["agony"] + card] = 1.0
 
@@ -747,20 +798,15 @@ class Expressions(Game):
     def _set_pair_piece(self, piece: str, seat_a: int, seat_b: int, card: int) -> None:
         self._src[self._offsets[piece] + (seat_a * self.num_players + seat_b) * NUM_CARDS + card] = 1.0
 
-    def _mark_turn(self) -> None:
-        """The waiting decision's seat and kind (the one-hot `current_player` and `phase` pieces)."""
-        src = self._src
-        for at in self._marks:
-            src[at] = 0.0
+    def _mark_turn(self, done: Decide | None) -> None:
+        """The waiting decision's seat and kind (the one-hot `current_player` and `phase` pieces), in
+        place of those of the decision just taken (`done`; None on a source just set up)."""
+        src, at = self._src, self._offsets
+        if done is not None:
+            src[at["current_player"] + done.player] = src[at["phase"] + done.kind] = 0.0
         decision = self.flow.decision
-        if decision is None:
-            self._marks = ()
-            return
-        self._marks = at = (
-            self._offsets["current_player"] + decision.player,
-            self._offsets["phase"] + decision.kind,
-        )
-        src[at[0]] = src[at[1]] = 1.0
+        if decision is not None:
+            src[at["current_player"] + decision.player] = src[at["phase"] + decision.kind] = 1.0
 
     def _update_knowledge(self) -> None:
         """The `may_hold` and `must_hold` pieces, deduced from the public pieces of the source by the
@@ -783,25 +829,6 @@ class Expressions(Game):
         piece("may_hold")[:] = may
         piece("must_hold")[:] = must_hold(suggestions, may)
         self._knowledge_stale = False
-
-    # ----- copies ----------------------------------------------------------------------------
-    # What changes as the game is played (and the turn flow, copied in _copy); everything else in the
-    # game (configuration, layouts, the gather index, offsets, action bases, ints and bools) is either
-    # fixed once set up or immutable, so a copy shares it. Cached play masks and the legal mask are
-    # read-only arrays, shared too.
-    MUTABLE_LISTS = ("hands", "hand_counts", "timer", "harmony", "agony", "ruled_out", "_hand_facts_cache")
-    MUTABLE_ARRAYS = ("_src", "_can_name")
-
-    def clone(self) -> Expressions:
-        """An independent copy: the mutable state copied, the fixed definition shared (no deepcopy)."""
-        return self._copy(copy_rng(self.rng))
-
-    def _copy(self, rng: np.random.Generator) -> Expressions:
-        game = copy_state(self, self.MUTABLE_LISTS, self.MUTABLE_ARRAYS)
-        game.suggestions = self.suggestions.copy()  # card -> (owner, kind): the values are tuples
-        game.flow = self.flow.copy()  # its frames are immutable
-        game.rng = rng
-        return game
 
     # ----- hidden information ----------------------------------------------------------------
     # random deals tried before the exhaustive search (in 62,700 samples along random games none ran short)
@@ -828,16 +855,18 @@ class Expressions(Game):
         every constraint, and the timer is shuffled. Only those facts and `rng` are read.
         """
         seats = [p for p in range(self.num_players) if p != player]
-        hidden = ALL_CARDS_BITS & ~self.face_up & ~self.hands[player]
+        hands = self.hands
+        hidden = sum(1 << c for c in self.timer)  # the cards not face up and not in `player`'s hand
+        for p in seats:
+            hidden |= hands[p]
         # one (cards held, cards ruled out, requirements) per owner: the other seats, then the timer
-        owners = [(self.hand_counts[p], self.ruled_out[p], tuple(self.requirements(p))) for p in seats]
+        owners = [(hands[p].bit_count(), self.ruled_out[p], tuple(self.requirements(p))) for p in seats]
         owners.append((len(self.timer), 0, ()))
         deal = random_deal(hidden, owners, rng, self.DEAL_TRIES) or any_deal(hidden, owners)
         deal = mix_deal(deal, owners, rng, self.MIX_SWEEPS)
-        game = self._copy(np.random.default_rng(int(rng.integers(2**63))))
+        game = self.clone(rng=np.random.default_rng(int(rng.integers(2**63))))
         for p, bits in zip(seats, deal):
             game.hands[p] = bits
-            game._hand_facts_cache[p] = None
         start = self._offsets["hands"]
         hands = game._src[start : start + self.num_players * NUM_CARDS].reshape(self.num_players, NUM_CARDS)
         hands[seats] = (np.array(deal[:-1], dtype=np.int64)[:, None] >> CARD_SHIFTS) & 1
@@ -850,22 +879,243 @@ class Expressions(Game):
 
     # ----- checks and text -------------------------------------------------------------------
     def check_invariants(self) -> None:
-        """All 50 cards are always in exactly one place: a hand, a Suggestion, Harmony, Agony, the timer."""
-        places = [
-            *(_cards(h) for h in self.hands),
-            list(self.suggestions),
-            self.harmony,
-            self.agony,
-            self.timer,
-        ]
-        seen = [c for place in places for c in place]
-        assert sorted(seen) == list(range(NUM_CARDS)), "a card is missing or in two places"
-        assert self.hand_counts == [h.bit_count() for h in self.hands], "hand counts drifted"
-        face_up = set(self.suggestions) | set(self.harmony) | set(self.agony)
-        assert _cards(self.face_up) == sorted(face_up), "face-up cards drifted"
+        """All 50 cards are always in exactly one place: a hand, a Suggestion, Harmony, Agony, the
+        timer; no seat holds a card ruled out for it in public; every Suggestion on the table is
+        relevant to its seat's hand."""
+        places: dict[int, list[str]] = {}
+        for p, hand in enumerate(self.hands):
+            for card in _cards(hand):
+                places.setdefault(card, []).append(f"seat {p}'s hand")
+        piles = {"a Suggestion": self.suggestions, "Harmony": self.harmony, "Agony": self.agony}
+        for name, cards in {**piles, "the Timer Stack": self.timer}.items():
+            for card in cards:
+                places.setdefault(card, []).append(name)
+        for card in range(NUM_CARDS):
+            where = places.get(card, [])
+            if len(where) != 1:
+                where = "in " + " and ".join(where) if where else "nowhere"
+                raise AssertionError(f"{card_name(card)} is {where}: a card is in exactly one place")
         for p in range(self.num_players):
-            assert not self.hands[p] & self.ruled_out[p], f"seat {p} holds a card ruled out in public"
-            assert all(self.hands[p] & req for req in self.requirements(p)), "an irrelevant Suggestion stayed"
+            if self.hands[p] & self.ruled_out[p]:
+                card = card_name(_cards(self.hands[p] & self.ruled_out[p])[0])
+                raise AssertionError(f"seat {p} holds {card}, which the public record rules out for it")
+        for card, (owner, kind) in self.suggestions.items():
+            relevant_while = RELEVANT_WHILE[kind][card]
+            if relevant_while and not self.hands[owner] & relevant_while:
+                raise AssertionError(
+                    f"seat {owner}'s Suggestion {card_name(card)} ('{SUGGESTION_TEXT[SUGGESTIONS[kind]]}') "
+                    "is no longer relevant to its hand but stayed on the table"
+                )
+
+    # ----- the state as a position (envs.core.position) ---------------------------------------
+    # A position holds the hands, the Timer Stack, Harmony and Agony (in order), the Suggestions (in the
+    # order played), the public deductions `ruled_out`, the First Player, the units of `hand_sizes` and
+    # `timer_left` (`hand_size`, `initial_timer`), the turn flow, the observation source `_src` (it
+    # alone keeps the public history) and the generator. DERIVED caches are made again by `_derive`;
+    # `check_position` refuses what no game reaches (RULES.md, "Positions").
+    def to_dict(self) -> dict:
+        """The position as JSON data (envs.core.game.Game.to_dict), the knowledge pieces up to date."""
+        if self._knowledge_stale:
+            self._update_knowledge()
+        return super().to_dict()
+
+    def _derive(self) -> None:
+        """The DERIVED caches, from a loaded state (its values first checked for kind and range: the
+        caches read them)."""
+        self._check_values()
+        self._can_name = np.ones(NUM_CARDS, dtype=bool)
+        self._can_name[[*self.suggestions, *self.harmony, *self.agony]] = False
+        if self.knowledge:
+            self._knowledge_stale = False  # a position holds them up to date; check_position compares
+
+    def _check_values(self) -> None:
+        """Each state value of the kind and range the rules use; the turn flow one of a seat's turn."""
+        n = self.num_players
+        for name in ("hands", "ruled_out"):
+            masks = getattr(self, name)
+            if len(masks) != n:
+                raise PositionError(f"{name} must have one entry per seat ({n}), got {len(masks)}")
+            for p, bits in enumerate(masks):
+                if type(bits) is not int or not 0 <= bits <= ALL_CARDS_BITS:
+                    raise PositionError(f"{name}[{p}] must be a bitmask of the 50 cards, got {bits!r}")
+        for name in ("timer", "harmony", "agony", "suggestions"):
+            for card in getattr(self, name):
+                if type(card) is not int or not 0 <= card < NUM_CARDS:
+                    raise PositionError(f"{name} holds {card!r}, which is not a card id (0..{NUM_CARDS - 1})")
+        kinds = len(SUGGESTIONS)
+        for card, value in self.suggestions.items():
+            owner, kind = value if type(value) is tuple and len(value) == 2 else (None, None)
+            if not (type(owner) is int and 0 <= owner < n and type(kind) is int and 0 <= kind < kinds):
+                raise PositionError(
+                    f"the Suggestion {card_name(card)} must be (seat 0..{n - 1}, kind 0..{kinds - 1}), got {value!r}"
+                )
+        ranges = {"first_player": (0, n - 1), "hand_size": (1, NUM_CARDS), "initial_timer": (1, NUM_CARDS)}
+        for name, (low, high) in ranges.items():
+            if not low <= getattr(self, name) <= high:
+                raise PositionError(f"{name} must be in {low}..{high}, got {getattr(self, name)}")
+        if self.num_decisions < 0:
+            raise PositionError(f"num_decisions must be in 0.., got {self.num_decisions}")
+        if not self._is_a_turn(self.flow.frames):
+            raise PositionError(
+                f"the turn flow must be a decision of seat k (kind 0..{len(DECISIONS) - 1}: {', '.join(DECISIONS)}) "
+                f"above Do(end_turn, k), or empty once the game is over; got {self.flow!r}"
+            )
+
+    def _is_a_turn(self, frames: list[Frame]) -> bool:
+        """Whether the turn flow is one a game reaches: seat k's decision (a turn, or the guesser's card)
+        above the end of k's turn; nothing once the game is over."""
+        if not frames:
+            return True
+        top = frames[-1]
+        if (
+            type(top) is not Decide
+            or top.kind not in DECISION_HANDLERS
+            or not 0 <= top.player < self.num_players
+        ):
+            return False
+        k = top.player
+        then = DECISION_HANDLERS[top.kind]
+        turn = [
+            Do(Expressions.end_turn, (k,)),
+            Decide(top.kind, k, Expressions._allowed_by_rules, then, (k,)),
+        ]
+        return frames == turn and all(type(frame.args[0]) is int for frame in frames)
+
+    def check_position(self) -> None:
+        """Refuse, with a PositionError naming the rule, a state no game reaches: the conservation laws
+        (`check_invariants`), the counts and the end of the game, the observation source against the
+        rest of the state, its public history against itself and against the public deductions, then
+        a decision waiting whenever the game goes on (envs.core)."""
+        self.check_invariants()
+        self._check_table()
+        self._check_source()
+        self._check_history()
+        super().check_position()
+
+    def _check_table(self) -> None:
+        for p, count in enumerate(self.hand_counts):
+            if count > self.hand_size:
+                raise PositionError(f"seat {p} holds {count} cards, more than the hand size {self.hand_size}")
+        if len(self.timer) > self.initial_timer:
+            raise PositionError(
+                f"the Timer Stack holds {len(self.timer)} cards, more than at set-up ({self.initial_timer})"
+            )
+        if self.terminal and (any(self.hands) or self.timer or self.suggestions):
+            raise PositionError(
+                "the game is over (no turn waits) but cards are still in hands, Suggestions or the Timer Stack"
+            )
+        if not self.terminal and not any(self.hands):
+            raise PositionError("the game goes on but no hand holds a card (then the game is over)")
+
+    def _source_views(self) -> dict[str, np.ndarray]:
+        return self._source_layout.views(self._src)
+
+    def _check_source(self) -> None:
+        """The pieces of the observation source that the rest of the state gives, as it gives them;
+        the others (the public history) flags 0/1."""
+        n, views, decision = self.num_players, self._source_views(), self.flow.decision
+        suggestions = np.zeros((n, len(SUGGESTIONS), NUM_CARDS), dtype=np.float32)
+        for card, (owner, kind) in self.suggestions.items():
+            suggestions[owner, kind, card] = 1.0
+        flipped = views["from_timer"].sum()
+        expected = {
+            "hands": (card_flags(*self.hands), "the hands"),
+            "hand_sizes": ([count / self.hand_size for count in self.hand_counts], "hand counts / hand_size"),
+            "suggestions": (suggestions, "the Suggestions on the table"),
+            "harmony": (card_flags(self.harmony)[0], "Harmony"),
+            "agony": (card_flags(self.agony)[0], "Agony"),
+            "timer_left": (
+                [len(self.timer) / self.initial_timer if flipped else 1.0],
+                "timer / initial_timer",
+            ),
+            "current_player": (one_hot(n, decision and decision.player), "the seat of the waiting decision"),
+            "phase": (
+                one_hot(len(DECISIONS), decision and decision.kind),
+                "the kind of the waiting decision",
+            ),
+            "first_player": (one_hot(n, self.first_player), "first_player"),
+            "mode": (one_hot(len(MODES), self.mode_index), "the configuration's mode"),
+        }
+        for piece, (values, what) in expected.items():
+            if not np.array_equal(views[piece], np.asarray(values, dtype=np.float32)):
+                raise PositionError(f"the observation source's {piece!r} piece does not match {what}")
+        for piece in (
+            "past_suggestions",
+            "left_hand",
+            "from_timer",
+            "guesses",
+            "guessed_wrong",
+            "final_round",
+        ):
+            if not np.isin(views[piece], (0.0, 1.0)).all():
+                raise PositionError(
+                    f"the observation source's {piece!r} piece holds a value other than 0 and 1"
+                )
+        if self.knowledge and not self._knowledge_stale:
+            written = views["may_hold"].copy(), views["must_hold"].copy()
+            self._update_knowledge()
+            for piece, before in zip(("may_hold", "must_hold"), written, strict=True):
+                if not np.array_equal(views[piece], before):
+                    raise PositionError(
+                        f"the observation source's {piece!r} piece does not match the public record"
+                    )
+
+    def _check_history(self) -> None:
+        """The public history in the source (cards that left hands, flipped from the timer, past
+        Suggestions, guesses) agrees with where the cards are, with itself, and with `ruled_out`."""
+        views = self._source_views()
+        hand = card_flags(*self.hands).astype(bool)  # seat x card
+        hidden = hand.any(axis=0) | card_flags(self.timer)[0].astype(bool)  # in a hand or the timer
+        piles = card_flags(self.harmony, self.agony).astype(bool).any(axis=0)
+        past, left, guesses, wrong, flipped = (
+            views[piece].astype(bool)
+            for piece in ("past_suggestions", "left_hand", "guesses", "guessed_wrong", "from_timer")
+        )
+        lost = self.initial_timer - len(self.timer)  # timer cards flipped (set_deal: none from an empty one)
+        if flipped.sum() != lost and (flipped.any() or self.timer or self.initial_timer != 1):
+            raise PositionError(
+                f"the observation source's 'from_timer' piece holds {flipped.sum()} cards, not {lost}"
+            )
+        if views["final_round"][0] and (self.config.mode != "easy" or self.timer):
+            raise PositionError("Easy mode's final round starts when an Easy game's Timer Stack runs out")
+        n, told = self.num_players, views["suggestions"].astype(bool).any(axis=1)
+        broken = {
+            "a card flipped from the Timer Stack is in a hand or still in it": flipped & hidden,
+            "a card flipped from the Timer Stack also left a hand": flipped & left.any(axis=0),
+            "a card left two hands": left.sum(axis=0) > 1,
+            "a card that left a hand is in a hand or the Timer Stack": left & hidden,
+            "a Suggestion on the table never left its seat's hand": told > left,
+            "a card was two Suggestions": past.reshape(-1, NUM_CARDS).sum(axis=0) > 1,
+            "a Suggestion that left the table is not in Harmony or Agony": past.any(axis=1) & ~piles,
+            "a Suggestion that left the table never left its seat's hand": past.any(axis=1) > left,
+            "a seat guessed a card in its own hand": guesses[np.arange(n), np.arange(n)],
+            "a guessed card is still in a hand": guesses.any(axis=(0, 1)) & hand.any(axis=0),
+            "a wrong guess nobody made": wrong > guesses.any(axis=0),
+            "a card wrongly guessed in a hand that held it": wrong & (left | hand),
+            "a right guess of a card its seat never held": guesses.any(axis=0) & ~wrong & ~left,
+        }
+        for what, cards in broken.items():
+            if cards.any():
+                card = card_name(int(np.flatnonzero(cards)[0] % NUM_CARDS))
+                raise PositionError(f"the public history in the observation source says {what} ({card})")
+        dealt = left.sum(axis=1) + np.array(self.hand_counts)  # each seat's cards in hand or gone from it
+        if dealt.max() != self.hand_size and (dealt.any() or self.hand_size != 1):
+            raise PositionError(
+                f"hand_size {self.hand_size} must be the most cards dealt to a seat ({dealt.tolist()}: cards in "
+                "hand and cards that left it)"
+            )
+        # ruled_out: what the public record rules out for each seat (may_hold on every card), the same
+        # facts written as they happened; at the end Suggestions leave the table without ruling out more
+        public = (views[piece] for piece in ("suggestions", "past_suggestions", "guessed_wrong", "left_hand"))
+        record = ~may_hold(*public, face_up=np.zeros(NUM_CARDS, dtype=bool))
+        for p in range(n):
+            ruled = sum(1 << c for c in np.flatnonzero(record[p]).tolist())
+            differ = self.ruled_out[p] & ~ruled if self.terminal else self.ruled_out[p] ^ ruled
+            if differ:
+                raise PositionError(
+                    f"ruled_out[{p}] does not match the public record (Suggestions, wrong guesses, cards "
+                    f"that left hands) for {card_name(_cards(differ)[0])}"
+                )
 
     def action_groups(self) -> list[tuple[str, int, int, str]]:
         n = self.num_players
@@ -932,6 +1182,29 @@ def seat_column(seat_flags: tuple[bool, ...]) -> np.ndarray:
     flags = np.array(seat_flags)[:, None]
     flags.flags.writeable = False
     return flags
+
+
+def card_flags(*bitmasks_or_cards: int | list[int]) -> np.ndarray:
+    """(rows, 50) float32 flags: a row per bitmask of cards, or per list of card ids."""
+    out = np.zeros((len(bitmasks_or_cards), NUM_CARDS), dtype=np.float32)
+    for row, cards in zip(out, bitmasks_or_cards, strict=True):
+        row[_cards(cards) if type(cards) is int else cards] = 1.0
+    return out
+
+
+def one_hot(size: int, index: int | None) -> np.ndarray:
+    out = np.zeros(size, dtype=np.float32)
+    if index is not None:
+        out[index] = 1.0
+    return out
+
+
+# What carries out each kind of decision (a turn, the guesser's card after a right or a wrong guess).
+DECISION_HANDLERS = {
+    TURN: Expressions.take_turn,
+    CHOOSE_HARMONY: Expressions.add_to_harmony,
+    CHOOSE_AGONY: Expressions.add_to_agony,
+}
 
 
 # The rules open at each kind of decision, by block of the action space; an action of a block not

@@ -28,7 +28,9 @@ def positions(spec, cfg, games=GAMES, keep=POSITIONS, seed=0) -> list:
     for _ in range(games):
         game = spec.new_game(np.random.default_rng(int(rng.integers(2**31))), **cfg)
         kept.append(game.clone())
-        random_playthrough(game, rng, on_state=lambda g: kept.append(g.clone()) if rng.random() < 0.05 else None)
+        random_playthrough(
+            game, rng, on_state=lambda g: kept.append(g.clone()) if rng.random() < 0.05 else None
+        )
         kept.append(game)
     picks = rng.choice(len(kept), size=min(keep, len(kept)), replace=False)
     return [kept[i] for i in sorted(picks)]
@@ -182,7 +184,10 @@ def test_an_edited_position_is_refused_or_loads_consistently(case):
         (lambda d: d["state"].pop(sorted(d["state"])[0]), "missing"),
         (lambda d: d["state"].update(extra=1), "unknown"),
         (lambda d: d["state"].update({"num_decisions": "three"}), "num_decisions"),
-        (lambda d: d["state"].update({"flow": {"flow": [{"do": "os.system", "args": ["echo"]}]}}), "os.system"),
+        (
+            lambda d: d["state"].update({"flow": {"flow": [{"do": "os.system", "args": ["echo"]}]}}),
+            "os.system",
+        ),
     ],
 )
 def test_a_damaged_position_is_refused_with_a_reason(case, damage, message):

@@ -7,6 +7,7 @@ import numpy as np
 from envs.core.flow import TurnFlow
 from envs.exposaurus.data import KINDS, NUM_TILES, TILE_KIND
 from envs.exposaurus.rules import (
+    CELLS,
     CENTRE,
     DIE,
     DISC_ON_TILE,
@@ -17,11 +18,7 @@ from envs.exposaurus.rules import (
     M_SCIENTIST,
     OFFER_RECRUITMENT,
     SIDE,
-    W_DISPLAY,
-    W_MUSEUM,
-    W_STOCK,
     Exposaurus,
-    rotated_edges,
 )
 
 
@@ -52,35 +49,27 @@ def arrange(
     n = game.num_players
     museums = museums or {}
     markers = markers or {}
-    game.where = [W_STOCK] * NUM_TILES
-    game.owner = [-1] * NUM_TILES
+    grid = [[-1] * CELLS for _ in range(n)]
+    rotation = [[0] * CELLS for _ in range(n)]
+    tiles_of = [[] for _ in range(n)]
     game.marker = [M_NONE] * NUM_TILES
     game.marker_owner = [-1] * NUM_TILES
-    game.grid = [[-1] * (SIDE * SIDE) for _ in range(n)]
-    game.rotation = [[0] * (SIDE * SIDE) for _ in range(n)]
-    game.cell_edges = [[None] * (SIDE * SIDE) for _ in range(n)]
-    game.tiles_of = [[] for _ in range(n)]
-    game.box = [[0, 0, 0, 0] for _ in range(n)]
     game.pending = -1
     used = set()
     for p, placed in museums.items():
         for t, c, rot in placed:
             assert t not in used
             used.add(t)
-            game.grid[p][c] = t
-            game.rotation[p][c] = rot
-            game.cell_edges[p][c] = rotated_edges(t, rot)
-            game.tiles_of[p].append(c)
-            game.owner[t] = p
-            game.where[t] = W_MUSEUM
-        rows = [c // SIDE for _, c, _ in placed]
-        cols = [c % SIDE for _, c, _ in placed]
-        game.box[p] = [min(rows), max(rows), min(cols), max(cols)]
+            grid[p][c] = t
+            rotation[p][c] = rot
+            tiles_of[p].append(c)
+    game.grid = [tuple(row) for row in grid]
+    game.rotation = [tuple(row) for row in rotation]
+    game.tiles_of = [tuple(cells) for cells in tiles_of]
     game.display = list(display)
     for t in display:
         assert t not in used
         used.add(t)
-        game.where[t] = W_DISPLAY
     game.stock = [t for t in range(NUM_TILES) if t not in used]
     for p in range(n):
         game.field_sci[p] = 0
@@ -104,16 +93,11 @@ def arrange(
 
 
 def sync(game: Exposaurus) -> Exposaurus:
-    """After editing the engine's fields: the camp holds the scientists not placed elsewhere; recount,
-    rebuild the public vector, check everything."""
+    """After editing the engine's fields: the camp holds the scientists not placed elsewhere; rebuild
+    the caches the state determines (the game's DERIVED), check everything."""
     for p in range(game.num_players):
         game.camp[p] = 10 - game.museum_sci[p] - game.field_sci[p] - game.national[p]
-    game.unseen = [0] * 8
-    for t in game.stock:
-        game.unseen[TILE_KIND[t]] += 1
-    for p in range(game.num_players):
-        game._update_groups(p)
-    game._pub[:] = game._public_from_scratch()
+    game._rebuild()  # where each tile is, museum boxes, groups, unseen tiles, the public vector
     game._mask_cache = None
     game.check_invariants()
     return game

@@ -29,7 +29,7 @@ from envs.exposaurus.rules import (
     PLACE,
     RECRUIT,
     SIDE,
-    fixed,
+    definition,
 )
 
 from .helpers import arrange, new_game
@@ -52,8 +52,8 @@ def test_a_move_is_pushed_in_the_rulebook_order():
 
 def test_every_decision_kind_has_its_handlers_and_frames():
     assert list(DECISIONS) == list(PHASE_NAMES[:NUM_PHASES])
-    for n in (2, 3, 4):
-        for p, frames in enumerate(fixed(n).decisions):
+    for n, die in ((2, True), (3, False), (4, True)):
+        for p, frames in enumerate(definition(n, die)._decisions):
             for kind, frame in enumerate(frames):
                 handlers = DECISIONS[PHASE_NAMES[kind]]
                 assert (frame.kind, frame.player, frame.legal, frame.then) == (

@@ -59,7 +59,7 @@ def test_setup_starting_tiles_display_stock_and_supplies(n):
     game = new_game(n, seed=5)
     starts = set()
     for p in range(n):
-        assert game.tiles_of[p] == [CENTRE]
+        assert game.tiles_of[p] == (CENTRE,)
         t = game.grid[p][CENTRE]
         assert TILE_START[t] > 0
         starts.add(t)
@@ -407,7 +407,7 @@ def test_rotation_turns_the_semicircles_clockwise():
     game = _basic(display=[28])  # skeleton: G north, R east
     game.apply_action(A_EXCAVATE + 28)
     game.apply_action(place(cell(0, 1), 1))
-    assert game.cell_edges[0][cell(0, 1)] == (0, 2, 1, 0)  # G east, R south
+    assert game.edges_at(0, cell(0, 1)) == (0, 2, 1, 0)  # G east, R south
     r, c = divmod(cell(0, 1), 7)
     channels = game.observation_dict(1)["museum"][1, r, c]  # seat 1 relative to player 1 = player 0
     assert channels[:8].tolist() == [0, 0, 1, 0, 0, 0, 0, 0]  # a skeleton
@@ -598,13 +598,9 @@ def test_ties_broken_by_tiles_then_scientists_in_camp():
     game = _basic(n=3)
     game.gems = [[0, 0, 0]] * 3
     # equal points for 0 and 1 (15), player 1 with more tiles; player 2 lower
-    game.tiles_of[1].append(cell(0, 1))
-    game.grid[1][cell(0, 1)] = 60
-    game.where[60] = 4
-    game.owner[60] = 1
+    game.tiles_of[1] += (cell(0, 1),)
+    game.grid[1] = tuple(60 if c == cell(0, 1) else t for c, t in enumerate(game.grid[1]))
     game.stock.remove(60)
-    game.cell_edges[1][cell(0, 1)] = (1, 0, 0, 0)
-    game.box[1] = [3, 3, 3, 4]
     game.national[2] = 1
     sync(game)
     assert game.scores() == [15, 15, 14]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 import numpy as np
 
 from envs.exposed.data import GUEST_INDEX
@@ -45,18 +47,18 @@ def swap_cards(g: Exposed, x: int, y: int) -> None:
     (px, ix), (py, iy) = _where(g, x), _where(g, y)
     px[ix], py[iy] = y, x
     for card in (x, y):
-        g.holder_of[card] = -1
         g.is_mark[card] = False
         g.is_discarded[card] = False
-    for card, place, i in ((y, px, ix), (x, py, iy)):
-        if place is g.ident:
-            g.holder_of[card] = i
-        elif place is g.marks:
+    for card, place in ((y, px), (x, py)):
+        if place is g.marks:
             g.is_mark[card] = True
         elif place is g.discard:
             g.is_discarded[card] = True
-    for q in range(g.num_players):
-        g.player_exposed[q] = bool(g.tile_exposed[g.cell_of_guest[g.ident[q]]])
+    holder = [-1] * g.num_tiles
+    for q, card in enumerate(g.ident):
+        holder[card] = q
+    g.holder_of = tuple(holder)
+    g.player_exposed = tuple(bool(g.tile_exposed[g.cell_of_guest[card]]) for card in g.ident)
     g.n_unexposed = g.num_players - sum(g.player_exposed)
     g._mask_cache = None
     g.touch()  # what players know may have changed
@@ -67,10 +69,13 @@ def set_identity(g: Exposed, p: int, name: str) -> None:
     swap_cards(g, g.ident[p], gid(name))
 
 
+_MADE_MARKS: WeakKeyDictionary = WeakKeyDictionary()  # the Marks each game's test made (not its state)
+
+
 def make_mark(g: Exposed, name: str) -> None:
-    """Make `name` a Mark in play (it trades places with the first Mark)."""
+    """Make `name` a Mark in play (it trades places with a Mark this test did not make)."""
     x = gid(name)
-    made = g.__dict__.setdefault("_test_marks", [])
+    made = _MADE_MARKS.setdefault(g, [])
     if x not in g.marks:
         swap_cards(g, x, next(m for m in g.marks if m not in made))
     made.append(x)
@@ -102,7 +107,7 @@ def steal_mark(g: Exposed, name: str, use: bool = True) -> int:
     c = cell_of(g, name)
     if g.wallets_on[c] == 0:
         g.wallets_on[c] = 1
-        g.initial_wallets += 1
+        g.created += 1  # Wallets put on the table by hand
     do(g, g.OFF_STEAL + c)
     if use is not None:
         do(g, g.A_USE if use else g.A_PASS)
@@ -117,6 +122,12 @@ def seat_action(g: Exposed, p: int, q: int) -> int:
 def legal_cells(g: Exposed) -> set[int]:
     m = g.legal_action_mask()
     return {int(c) for c in np.flatnonzero(m[g.OFF_CELL : g.OFF_CELL + g.num_tiles])}
+
+
+def rebalance(g: Exposed) -> None:
+    """After Wallets were put on the table or taken off by hand: count the difference as created (the
+    set-up's Wallets are the definition's), so that the conservation law holds."""
+    g.created = int(g.wallets_on.sum()) + sum(g.stash) + g.lost_found - g.initial_wallets
 
 
 def wallets_total(g: Exposed) -> int:

@@ -9,7 +9,7 @@ from envs.exposed.data import COPS_MAX, GUESTS
 from envs.exposed.rules import MAX_DECISIONS, Exposed, ExposedConfig
 from envs.exposed_v0 import SPEC
 
-from .helpers import at, cell_of, do, plain, put, seat_action, set_identity, start, steal_mark
+from .helpers import at, cell_of, do, plain, put, rebalance, seat_action, set_identity, start, steal_mark
 
 CONFIG_IDS = ["-".join(f"{k}={v}" for k, v in c.items()) for c in SPEC.test_configs]
 
@@ -23,7 +23,7 @@ def test_a_two_player_game_can_end_in_a_shared_win_so_returns_are_general_sum():
     put(g, "Lawyer", at(g, 1, 3))
     g.wallets_on[cell_of(g, "Mayor")] = 5
     g.wallets_on[cell_of(g, "Lawyer")] = 6
-    g.initial_wallets = int(g.wallets_on.sum())
+    rebalance(g)
     steal_mark(g, "Paramedic")  # stash 1 + tile 5 = 6: the game goes on
     assert not g.is_terminal()
     do(g, g.OFF_LINE + 1)  # row 1: +1 on both Guests
@@ -94,7 +94,7 @@ def test_counts_stay_inside_the_bounds_however_many_wallets():
     g.lost_found = 10_000
     g.stash[p] = 5
     g.wallets_on[cell_of(g, "Mayor")] = 0
-    g.initial_wallets = int(g.wallets_on.sum()) + 10_005
+    rebalance(g)
     steal_mark(g, "Cop")
     do(g, seat_action(g, p, (p + 1) % 6))  # a Cop under the next player's card
     obs = g.observation_dict(p)

@@ -17,6 +17,7 @@ from .helpers import (
     new_game,
     plain,
     put,
+    rebalance,
     seat_action,
     set_identity,
     start,
@@ -136,10 +137,12 @@ def test_wallets_are_conserved_exactly_in_random_games():
 
 def test_faq_wallets_are_unlimited_the_shortfall_is_created_and_counted():
     g, p = start(n=6)
+    steal_mark(g, "Architect", use=None)  # the offer waits
     g.lost_found = 2
-    g.initial_wallets += 2
-    steal_mark(g, "Architect")  # 4 corners: 2 from the Lost & Found, 2 made
-    assert g.lost_found == 0 and g.created == 2
+    rebalance(g)  # (the 2 Wallets put in the Lost & Found by hand)
+    made = g.created
+    g.apply_action(g.A_USE)  # 4 corners: 2 from the Lost & Found, 2 made
+    assert g.lost_found == 0 and g.created == made + 2
     total = int(g.wallets_on.sum()) + sum(g.stash) + g.lost_found
     assert total == g.initial_wallets + g.created
 
@@ -263,7 +266,7 @@ def _mechanic_worlds():
         set_identity(g, p, stuck if world == "stuck" else free)
         g.wallets_on[[at(g, 0, 0), at(g, 2, 0)]] = 1
         g.wallets_on[[at(g, 0, 1), at(g, 0, 2), at(g, 1, 0), at(g, 1, 1), at(g, 1, 2), at(g, 2, 1)]] = 0
-        g.initial_wallets = int(g.wallets_on.sum())
+        rebalance(g)
         worlds[world] = g
     return worlds, p, q
 

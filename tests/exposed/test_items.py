@@ -324,7 +324,7 @@ def test_nanny_takes_one_and_sends_the_rest_to_the_lost_and_found():
     steal_mark(g, "Nanny")
     c = at(g, 5, 5)
     g.wallets_on[c] = 4
-    g.initial_wallets += 2
+    g.created += 2  # Wallets put on the table by hand
     lf, stash = g.lost_found, g.stash[p]
     do(g, g.OFF_CELL + c)
     assert g.wallets_on[c] == 0 and g.stash[p] == stash + 1 and g.lost_found == lf + 3
@@ -384,7 +384,7 @@ def test_server_makes_a_player_move_then_takes_a_wallet():
     g, p = start(me="Mayor")
     q = (p + 2) % 6
     g.stash[q] = 2
-    g.initial_wallets += 2
+    g.created += 2  # Wallets put on the table by hand
     steal_mark(g, "Server")
     do(g, seat_action(g, p, q))
     assert g.current_player() == q and g.decision_kind == MOVE1
@@ -399,7 +399,7 @@ def test_veterinarian_takes_from_a_neighbour_only():
     g, p = start(me="Mayor")
     left = (p - 1) % 6
     g.stash[left] = 1
-    g.initial_wallets += 1
+    g.created += 1  # Wallets put on the table by hand
     steal_mark(g, "Veterinarian")
     seats = np.flatnonzero(g.legal_action_mask()[g.OFF_SEAT : g.OFF_SEAT + 6])
     assert set(seats) == {1, 5}
@@ -412,7 +412,7 @@ def test_artist_takes_all_wallets_of_a_tile():
     steal_mark(g, "Artist")
     c = at(g, 5, 5)
     g.wallets_on[c] = 3
-    g.initial_wallets += 1
+    g.created += 1  # Wallets put on the table by hand
     art = cell_of(g, "Artist")
     before = int(g.wallets_on[art])
     assert art not in legal_cells(g)
@@ -469,7 +469,7 @@ def test_cop_costs_a_wallet_for_each_expose():
     g, p = start(n=5, me="Mayor")
     q = (p + 1) % 5
     g.stash[q] = 3
-    g.initial_wallets += 3
+    g.created += 3  # Wallets put on the table by hand
     steal_mark(g, "Cop")
     do(g, seat_action(g, p, q))
     assert g.cop[q] == 1 and g.current_player() == q
@@ -496,7 +496,7 @@ def test_panhandler_takes_one_from_each_other_stash():
     g, p = start(me="Mayor")
     for k in range(1, 6):
         g.stash[(p + k) % 6] = k % 2  # some have none
-    g.initial_wallets += 3
+    g.created += 3  # Wallets put on the table by hand
     make_mark(g, "Panhandler")
     put(g, "Panhandler", at(g, 0, 0))
     before = int(g.wallets_on[at(g, 0, 0)])
@@ -518,7 +518,7 @@ def test_realtor_moves_two_between_other_stashes():
     g, p = start(me="Mayor")
     a, b = (p + 1) % 6, (p + 2) % 6
     g.stash[a] = 3
-    g.initial_wallets += 3
+    g.created += 3  # Wallets put on the table by hand
     steal_mark(g, "Realtor")
     do(g, seat_action(g, p, a))
     dest = set(np.flatnonzero(g.legal_action_mask()[g.OFF_SEAT : g.OFF_SEAT + 6]))
@@ -596,7 +596,7 @@ def test_actor_mechanic_steal_from_the_actor_tile_does_not_re_offer_the_actor():
     make_mark(g, "Actor")
     put(g, "Actor", at(g, 1, 2))
     g.wallets_on[at(g, 1, 2)] = 2
-    g.initial_wallets += 1
+    g.created += 1  # Wallets put on the table by hand
     steal_mark(g, "Actor")
     do(g, g.OFF_GUEST + gid("Mechanic"))
     do(g, g.OFF_STEAL + at(g, 1, 2))  # steal again from the Actor's tile

@@ -40,7 +40,7 @@ def test_touch_after_a_hand_edit_rewrites_the_knowledge():
     q = (p + 1) % 4
     before = g.observation(p)
     g.knows[p, q] = True  # p is shown q's card, by hand
-    g.known_by[q] |= 1 << p
+    g.known_by = (*g.known_by[:q], g.known_by[q] | 1 << p, *g.known_by[q + 1 :])
     g.touch()  # (without it, p's observation would still show q's card unknown)
     after = g.observation(p)
     assert not np.array_equal(after, before)

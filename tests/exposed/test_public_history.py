@@ -21,7 +21,7 @@ from envs.exposed.data import GUEST_INDEX, WIN_WALLETS
 from envs.exposed.rules import ACTION, B_GUEST, B_STEAL, DENTIST, OFFER, PICK, SNITCH_FLIP, Exposed, ItemStep
 from envs.exposed_v0 import SPEC
 
-from .helpers import at, plain, put, set_identity, start
+from .helpers import at, plain, put, rebalance, set_identity, start
 
 SENATOR = GUEST_INDEX["Senator"]
 
@@ -189,7 +189,7 @@ def test_a_past_seven_wallet_deduction_survives_the_wallets_leaving():
     plain(g, corner)
     g.wallets_on[corner] = 6
     g.stash[q] = 1
-    g.initial_wallets = int(g.wallets_on.sum()) + 1
+    rebalance(g)
     record = PublicRecord(g)
     edge = g.edge_of
     for a, b in [((2, 0), (2, 1)), ((3, 0), (3, 1)), ((0, 2), (0, 3)), ((1, 2), (1, 3))]:  # p, then q, moves

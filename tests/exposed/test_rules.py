@@ -92,7 +92,7 @@ def test_faq_no_player_may_undo_either_swap_until_the_mover_plays_again():
     if g.current_player() == r:
         do(g, g.A_PASS)
     assert g.current_player() == p
-    assert g.latest_move[p] == []  # p's new turn lifts the restriction
+    assert g.latest_move[p] == ()  # p's new turn lifts the restriction
     assert q != p
 
 
@@ -174,7 +174,7 @@ def test_moving_wallets_off_a_mark_by_item_does_not_trigger_it():
     make_mark(g, "Surgeon")
     put(g, "Surgeon", at(g, 4, 4))
     g.wallets_on[at(g, 4, 4)] = 2
-    g.initial_wallets += 1
+    g.created += 1  # Wallets put on the table by hand
     steal_mark(g, "Puppeteer")
     do(g, g.OFF_CELL + at(g, 4, 4))
     assert gid("Surgeon") in g.marks and g.current_player() != p
@@ -197,10 +197,10 @@ def test_exposing_a_player_reward_stash_onto_guest_half_to_lost_and_found():
     set_identity(g, q, "Lawyer")
     put(g, "Lawyer", at(g, 1, 3))
     g.stash[q] = 4
-    g.initial_wallets += 4
+    g.created += 4  # Wallets put on the table by hand
     g.wallets_on[at(g, 1, 3)] = 1  # Stash 4 + tile 1 = 5; half (2) to the Lost & Found
     g.lost_found = 5
-    g.initial_wallets += 5
+    g.created += 5  # Wallets put on the table by hand
     do(g, g.OFF_EXPOSE + at(g, 1, 3))
     assert g.player_exposed[q] and g.stash[q] == 0 and g.wallets_on[at(g, 1, 3)] == 3
     assert g.stash[p] == 1 and g.lost_found == 5 - 1 + 2
@@ -324,18 +324,18 @@ def test_last_unexposed_player_wins():
     set_identity(g, q, "Lawyer")
     put(g, "Lawyer", at(g, 1, 4))
     do(g, g.OFF_EXPOSE + at(g, 1, 4))
-    assert g.is_terminal() and g.winners == [p]
+    assert g.is_terminal() and g.winners == (p,)
     assert list(g.returns()) == [1.0 if x == p else -1.0 for x in range(3)]
 
 
 def test_seven_wallets_counting_the_guest_tile_wins():
     g, p = start(n=4)
     g.stash[p] = 5
-    g.initial_wallets += 5
+    g.created += 5  # Wallets put on the table by hand
     own = cell_of(g, "Mayor")
     g.wallets_on[own] = 1
     do(g, g.OFF_STEAL + at(g, 0, 0))  # 6 in Stash + 1 on the tile
-    assert g.is_terminal() and g.winners == [p]
+    assert g.is_terminal() and g.winners == (p,)
 
 
 def test_wallets_put_on_your_tile_by_others_count_and_end_the_game_at_once():
@@ -344,14 +344,14 @@ def test_wallets_put_on_your_tile_by_others_count_and_end_the_game_at_once():
     set_identity(g, q, "Lawyer")
     put(g, "Lawyer", at(g, 4, 4))
     g.stash[q] = 5
-    g.initial_wallets += 5
+    g.created += 5  # Wallets put on the table by hand
     g.wallets_on[at(g, 4, 4)] = 0
     steal_mark(g, "Accountant")
     do(g, g.OFF_CELL + at(g, 4, 4))  # p piles Wallets on q's secret tile
     do(g, g.OFF_CELL + at(g, 5, 5))
     assert not g.is_terminal()
     do(g, g.OFF_CELL + at(g, 5, 5))  # Stash 5 + tile 2 = 7: q wins in the middle of p's item
-    assert g.is_terminal() and g.winners == [q]
+    assert g.is_terminal() and g.winners == (q,)
 
 
 def test_simultaneous_end_the_unexposed_player_beats_seven_wallets():
@@ -361,10 +361,10 @@ def test_simultaneous_end_the_unexposed_player_beats_seven_wallets():
     set_identity(g, q, "Lawyer")
     put(g, "Lawyer", at(g, 1, 4))
     g.stash[p] = 6  # the reward makes 7 while q's exposure leaves p alone unexposed
-    g.initial_wallets += 6
+    g.created += 6  # Wallets put on the table by hand
     g.wallets_on[cell_of(g, "Mayor")] = 0
     do(g, g.OFF_EXPOSE + at(g, 1, 4))
-    assert g.winners == [p]
+    assert g.winners == (p,)
 
 
 def test_simultaneous_sevens_most_wallets_then_shared():
@@ -372,17 +372,17 @@ def test_simultaneous_sevens_most_wallets_then_shared():
     q = (p + 1) % 4
     g.stash[q] = 7
     g.stash[p] = 7
-    g.initial_wallets += 14
+    g.created += 14  # Wallets put on the table by hand
     g.wallets_on[g._guest_cell(q)] = 1
     g.wallets_on[cell_of(g, "Mayor")] = 0
     # the sevens are set by hand: the next step that can end the game (a Snitch, which moves no
     # Wallet; a swap cannot end it, so the rules do not check after one) ends it
     do(g, g.OFF_SNITCH + 1)
-    assert g.winners == [q]
+    assert g.winners == (q,)
     g, p = start(n=4, seed=3)
     q = (p + 1) % 4
     g.stash[q] = g.stash[p] = 7
-    g.initial_wallets += 14
+    g.created += 14  # Wallets put on the table by hand
     g.wallets_on[g._guest_cell(q)] = g.wallets_on[cell_of(g, "Mayor")] = 0
     do(g, g.OFF_SNITCH + 1)
     assert sorted(g.winners) == sorted([p, q]) and g.returns()[p] == g.returns()[q] == 1.0
@@ -426,8 +426,8 @@ def test_illegal_actions_say_why():
 
 def test_pilot_and_soldier_turn_options_can_be_passed():
     g, p = start(n=6)
-    g.kept[p, 0] = g.kept[p, 1] = 1
-    g.kept_any = True
+    g._keep(p, 0, 1)  # the Pilot and the Soldier kept
+    g._keep(p, 1, 1)
     g.flow.clear()
     g._start_turn(p)
     g._mask_cache = None

@@ -14,13 +14,25 @@ import pytest
 from envs.core import Layout
 from envs.core.flow import TurnFlow
 from envs.core.observer import Observer
-from envs.expressions.rules import Expressions, any_deal, mix_deal, random_deal
+from envs.expressions.rules import Expressions, any_deal, hand_facts, mix_deal, random_deal
 from envs.expressions_v0 import SPEC
 
 from .test_information import random_states
 from .test_rules import deal, guess, play
 
-COPIED = {*Expressions.MUTABLE_LISTS, *Expressions.MUTABLE_ARRAYS, "suggestions", "flow", "rng"}
+# what play changes, copied by clone (the rest of the state: immutable values and read-only arrays)
+COPIED = {
+    "hands",
+    "ruled_out",
+    "timer",
+    "harmony",
+    "agony",
+    "suggestions",
+    "flow",
+    "rng",
+    "_src",
+    "_can_name",
+}
 
 
 def fields(game: Expressions) -> dict:
@@ -39,11 +51,7 @@ def assert_same_fields(a: dict, b: dict) -> None:
     assert a.keys() == b.keys()
     for key in a:
         x, y = a[key], b[key]
-        if key == "_hand_facts_cache":
-            assert [m is None for m in x] == [m is None for m in y], key
-            for m, n in zip(x, y):
-                assert m is None or all(np.array_equal(u, v) for u, v in zip(m, n)), key
-        elif isinstance(x, np.ndarray) or x is None or isinstance(y, np.ndarray):
+        if isinstance(x, np.ndarray) or x is None or isinstance(y, np.ndarray):
             assert (x is None) == (y is None) and (x is None or np.array_equal(x, y)), key
         elif isinstance(x, Layout):
             assert x is y, key
@@ -61,18 +69,17 @@ def play_out(game: Expressions, rng: np.random.Generator) -> None:
 
 def test_clone_copies_the_mutable_state_and_shares_the_fixed_definition():
     game = next(random_states({"num_players": 4}, games=1, seed=2, share=0.5))
-    game.legal_action_mask()  # a cached mask and cached play masks travel too
+    game.legal_action_mask()  # a cached mask travels too
     twin = game.clone()
     assert twin.__dict__.keys() == game.__dict__.keys()
-    for key, value in game.__dict__.items():
-        if key in COPIED:
-            assert twin.__dict__[key] is not value, f"{key} must be copied"
-        else:  # layouts, observer, offsets, config, numbers: one object for every copy
-            assert twin.__dict__[key] is value, f"{key} is part of the fixed definition: shared"
+    assert {key for key, value in game.__dict__.items() if twin.__dict__[key] is not value} == COPIED
+    for key in game._fixed:  # layouts, observer, offsets, config, numbers: one object for every copy
+        assert twin.__dict__[key] is game.__dict__[key], f"{key} is part of the fixed definition: shared"
     assert_same_fields(fields(twin), fields(game))
     assert twin.observation_layout is game.observation_layout and twin._observer is game._observer
     assert not game.legal_action_mask().flags.writeable
-    assert all(not array.flags.writeable for facts in game._hand_facts_cache if facts for array in facts), (
+    facts = [hand_facts(hand) for hand in game.hands]  # memoized for every game: read-only
+    assert all(not array.flags.writeable for hand in facts for array in hand), (
         "shared hand facts are read-only"
     )
 

@@ -47,9 +47,14 @@ DEV = ("expressions", {"num_players": 2})  # the development game: cooperative, 
 NET = NetConfig(hidden=[32], critic_hidden=[32])
 
 
+def model_config(game, net=NET) -> dict:
+    """What main's module is built from: the user's settings and the game's shape."""
+    return {"net": net.__dict__, "shape": game_info(*game).net_shape.to_dict()}
+
+
 def _module(game=DEV, net=NET, inference_only=False, cls=MaskedPolicyModule):
     obs_space, act_space = game_spaces(*game)
-    spec = main_module_spec(net.__dict__, obs_space, act_space)
+    spec = main_module_spec(net.__dict__, game_info(*game).net_shape.to_dict(), obs_space, act_space)
     spec.module_class = cls
     spec.inference_only = inference_only
     return spec.build()
@@ -83,7 +88,7 @@ def test_module_is_a_policynet_and_masks_illegal_actions():
     torch.manual_seed(0)
     module = _module()
     info = game_info(*DEV)
-    net = PolicyNet(info.obs_dim, info.num_actions, 0, NET)
+    net = PolicyNet(info.net_shape, NET)
     # the native network itself under the prefix "net.": export is a copy
     assert list(policy_weights(module.state_dict())) == list(net.state_dict())
     assert list(module_weights(net.state_dict())) == list(module.state_dict())
@@ -138,7 +143,7 @@ def _runner(module_class, game=DEV, seed=0):
         .rl_module(
             rl_module_spec=MultiRLModuleSpec(
                 rl_module_specs={
-                    MAIN: RLModuleSpec(module_class=module_class, model_config={"net": NET.__dict__})
+                    MAIN: RLModuleSpec(module_class=module_class, model_config=model_config(game))
                 }
             )
         )
@@ -289,7 +294,7 @@ def test_artifacts_episodes_seat_main_and_its_opponent_on_the_dealt_sides():
         .rl_module(
             rl_module_spec=MultiRLModuleSpec(
                 rl_module_specs={
-                    MAIN: RLModuleSpec(module_class=MaskedPolicyModule, model_config={"net": NET.__dict__}),
+                    MAIN: RLModuleSpec(module_class=MaskedPolicyModule, model_config=model_config(game)),
                     RANDOM: RLModuleSpec(module_class=RandomMaskedModule),
                 }
             )
@@ -467,7 +472,7 @@ def test_league_turns_lifetime_outcome_sums_into_pfsp_records():
     info = game_info(TOY, {})
     league = SnapshotLeague(config, info)
     assert league.fixed_modules() == ["random"] and [m for m, _ in league.table()] == [MAIN, "random"]
-    net = PolicyNet(info.obs_dim, info.num_actions, 0, config.net)
+    net = PolicyNet(info.net_shape, config.net)
     league.slots["snap_0"] = league.pool.add_snapshot(net)[1]
     first = {
         "selfplay": {

@@ -77,7 +77,7 @@ def toy_rollout(net_config: NetConfig):
     two-player Nim games for 16 steps each, every decision recorded."""
     info = game_info(TOY, {})
     torch.manual_seed(0)
-    net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, net_config)
+    net = PolicyNet(info.net_shape, net_config)
     runner = Runner(
         info,
         8,

@@ -13,6 +13,7 @@ from training.config import NetConfig, PPOConfig
 from training.evaluate import match
 from training.games import game_info
 from training.nets import PolicyNet
+from training.netshape import NetShape
 from training.ppo import ppo_update
 from training.trainer import Trainer
 
@@ -119,10 +120,10 @@ def test_only_the_aux_target_moves_the_trunk_without_a_policy_gradient(aux_state
 
 def test_aux_state_needs_a_state_tensor_and_a_non_negative_weight():
     with pytest.raises(ValueError, match="state_tensor"):
-        PolicyNet(5, 3, 0, NetConfig(aux_state=1.0))
+        PolicyNet(NetShape(5, 3), NetConfig(aux_state=1.0))
     with pytest.raises(ConfigError, match="net.aux_state"):
         NetConfig(aux_state=-0.5).validate()
-    net = PolicyNet(5, 3, 4, NetConfig())
+    net = PolicyNet(NetShape(5, 3, 4), NetConfig())
     with pytest.raises(ValueError, match="aux_state"):
         net.evaluate_flat(torch.zeros(1, 5), torch.ones(1, 3, dtype=torch.bool), None, True)
 

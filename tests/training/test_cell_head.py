@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -20,7 +22,9 @@ from training import checkpoint as ckpt
 from training.config import load_config
 from training.games import game_info
 from training.nets import CellHead, LayoutEncoder, PolicyNet
+from training.netshape import CellBlock
 from training.policy import load_policy
+from training.run import run_game
 
 ROWS, COLS, CHANNELS, DEPTH, SEATS = 8, 9, 3, 2, 2
 # a toy table: each seat's grid, then a flat piece; the block's actions start at 7
@@ -115,8 +119,7 @@ def test_cell_keys_learn_a_product_of_a_cell_and_the_context():
 
 def test_exposaurus_binds_its_placements_and_a_net_with_cells_plays_legally():
     net, info, config = layout_net("exposaurus", "net.cells=true")
-    assert config.net.cell_actions == ["place: 198 + 4 per cell of museum"]
-    assert config.net.cell_blocks() == [("place", 198, 4, "museum")]
+    assert info.net_shape.cell_blocks == (CellBlock("place", 198, 4, "museum"),)
     assert len(net.cell_heads) == 1 and net.cell_heads[0].grid is net.trunk.encoder.grid_of("museum")
     obs, mask = random_decisions(info, 40)
     logits, value = net.evaluate_flat(obs, mask)
@@ -137,19 +140,18 @@ def test_cells_config_is_checked():
     for bad in (["net.cell_keys=8"], ["net.cells=true", "net.cell_keys=-1"]):
         with pytest.raises(ConfigError, match="net.cell_keys must be >= 0 and needs net.cells=true"):
             load_config(None, ["game=exposaurus", "net.kind=layout", *bad])
-    for bad in ("place 198", "place: 198 + 0 per cell of museum", "place: x + 4 per cell of museum"):
-        with pytest.raises(ConfigError, match="net.cell_actions entries look like"):
-            load_config(None, ["game=exposaurus", "net.kind=layout", f"net.cell_actions=['{bad}']"])
-    config = load_config(None, ["game=expressions", "net.kind=layout", "net.cells=true"])
+    with pytest.raises(ConfigError, match="unknown"):  # the blocks are the game's, not a setting
+        load_config(None, ["game=exposaurus", "net.kind=layout", "net.cell_actions=['place: 198']"])
     with pytest.raises(ConfigError, match="no action block laid over a grid"):
-        config.net.bind_actions(game_info("expressions", {}).new_game(0).action_groups())
+        run_game(load_config(None, ["game=expressions", "net.kind=layout", "net.cells=true"]))
     _, info, config = layout_net("exposaurus")
-    config.net.cells, config.net.cell_actions = True, ["place: 198 + 4 per cell of nowhere"]
+    config.net.cells = True
+    elsewhere = replace(info.net_shape, cell_blocks=(CellBlock("place", 198, 4, "nowhere"),))
     with pytest.raises(ValueError, match="no grid of the layout encoder reads piece 'nowhere'"):
-        PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
-    config.net.cell_actions = ["place: 300 + 4 per cell of museum"]
+        PolicyNet(elsewhere, config.net)
+    too_far = replace(info.net_shape, cell_blocks=(CellBlock("place", 300, 4, "museum"),))
     with pytest.raises(ValueError, match="runs past the 397 actions"):
-        PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
+        PolicyNet(too_far, config.net)
 
 
 @pytest.mark.filterwarnings("ignore:.*torch.jit.load.*:DeprecationWarning")
@@ -164,10 +166,11 @@ def test_a_run_with_cells_binds_the_games_blocks_and_its_policy_loads(tmp_path):
     config = tiny_config(
         tmp_path / "run", "net.kind=layout", "net.cells=true", "total_steps=600", game="exposaurus"
     )
-    assert config.net.cell_actions == []  # the run binds the game's blocks, nothing else names them
     Trainer(config, log=False).train()
     saved = ckpt.read_checkpoint(tmp_path / "run")
-    assert saved["train_config"]["net"]["cell_actions"] == ["place: 198 + 4 per cell of museum"]
+    assert saved["net_shape"]["cell_blocks"] == [
+        {"name": "place", "start": 198, "depth": 4, "grid": "museum"}
+    ]
     policy = load_policy(tmp_path / "run")
     obs, mask = random_decisions(game_info("exposaurus", {}), 5, seed=4)
     for o, m in zip(obs.numpy(), mask.numpy()):

@@ -176,6 +176,47 @@ def test_play_at_end_of_input_exits_cleanly(run, capsys, monkeypatch):
     assert "Traceback" not in err and "end of input" in err
 
 
+def test_play_from_a_saved_position(run, tmp_path, capsys, monkeypatch):
+    """--from starts from a position file: one stone left and the person to move, so taking it wins."""
+    from .toy_game import ToyNim
+
+    position = ToyNim(rng=np.random.default_rng(0)).to_dict()
+    position["state"].update(pile=1, player=0, starter=0)
+    path = tmp_path / "last_stone.json"
+    path.write_text(json.dumps(position))
+    answers = iter(["0"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["play", str(run), "--seat", "0", "--from", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "starting from the position" in text and "returns: {0: 1.0, 1: -1.0}" in text
+
+
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        ("not json", "is not a position file (not JSON"),
+        ("[1, 2]", "is not a position file (a position is a JSON object)"),
+        ("{}", "not a position"),
+        ("OTHER_CONFIG", "the position is for"),
+        ("OVER", "a finished game"),
+    ],
+)
+def test_play_refuses_a_bad_position_file(run, tmp_path, capsys, content, needle):
+    from .toy_game import ToyNim
+
+    if content == "OTHER_CONFIG":
+        content = json.dumps(ToyNim(rng=np.random.default_rng(0), pile=9).to_dict())
+    elif content == "OVER":
+        game = ToyNim(rng=np.random.default_rng(0))
+        while not game.is_terminal():
+            game.apply_action(0)
+        content = json.dumps(game.to_dict())
+    path = tmp_path / "position.json"
+    path.write_text(content)
+    assert main(["play", str(run), "--seat", "0", "--from", str(path)]) == 2
+    one_line_error(capsys, needle)
+
+
 # ----- Ctrl-C and resume ---------------------------------------------------------------------------
 def interrupt_update_number(monkeypatch, n: int) -> None:
     """Ctrl-C during the n-th PPO update (as if the person pressed it then)."""
@@ -518,7 +559,7 @@ def test_the_warm_start_shows_its_progress_and_trains_the_same_with_it(capsys):
     for progress in (False, True):
         data = collect_scripted(info, cfg.games, seed=0, uses_state=False, progress=progress)
         torch.manual_seed(0)
-        net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, net_config)
+        net = PolicyNet(info.net_shape, net_config)
         pretrain(net, data, cfg, 1.0, np.random.default_rng(0), progress=progress)
         trained.append(net.state_dict())
     err = capsys.readouterr().err

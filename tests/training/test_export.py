@@ -89,9 +89,8 @@ def build_net(game: str, kind: str):
     dropped would show in the logits."""
     config = load_config(config_file(game), [*SMALL, *PLAIN, *VARIANTS[kind]])
     info = game_info(config.game, config.game_config)
-    config.net.bind_game(info.new_game(0))
     torch.manual_seed(0)
-    net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
+    net = PolicyNet(info.net_shape, config.net)
     with torch.no_grad():
         for p in net.parameters():
             p.add_(0.05 * torch.randn_like(p))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 import torch
@@ -15,6 +17,7 @@ from training.cli import config_file, main
 from training.config import load_config
 from training.games import game_info
 from training.nets import MASKED_LOGIT, LayoutEncoder, PolicyNet, plan_layout
+from training.netshape import NetShape, Piece
 from training.policy import load_policy
 
 GAMES = ("exposed", "exposaurus", "artifacts", "expressions")
@@ -24,14 +27,13 @@ def layout_net(game: str, *overrides: str):
     """The game's default config with net.kind=layout, its layout bound, and the network it builds."""
     config = load_config(config_file(game), ["net.kind=layout", *overrides])
     info = game_info(config.game, config.game_config)
-    config.net.bind_game(info.new_game(0))
     torch.manual_seed(0)
-    return PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net), info, config
+    return PolicyNet(info.net_shape, config.net), info, config
 
 
 def logits_with_and_without(net, info, config, heads: str, obs, mask, state=None):
     """The net's logits, and those of the same net (same weights) with its `heads` ModuleList emptied."""
-    plain = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
+    plain = PolicyNet(info.net_shape, config.net)
     plain.load_state_dict(net.state_dict())
     setattr(plain, heads, torch.nn.ModuleList())
     with torch.no_grad():
@@ -161,35 +163,42 @@ def test_the_first_structural_axis_decides_how_a_piece_is_read():
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_net_layout_lines_describe_every_piece_and_read_back(game):
-    _, info, config = layout_net(game)
+def test_the_net_shape_describes_every_piece_and_reads_back_as_data(game):
+    info = game_info(game, {})
     layout = info.new_game(0).observation_layout
-    assert len(config.net.layout) == len(layout.pieces)
-    assert config.net.pieces() == [(p.name, p.shape, p.axes) for p in layout]
-    reread = load_config(None, [f"game={game}", "net.kind=layout", f"net.layout={config.net.layout}"])
-    assert reread.net.pieces() == config.net.pieces()
+    shape = info.net_shape
+    assert shape.layout() == [(p.name, tuple(p.shape), tuple(p.axes)) for p in layout]
+    assert (shape.obs_dim, shape.num_actions, shape.state_dim) == (
+        info.obs_dim,
+        info.num_actions,
+        info.state_dim,
+    )
+    assert NetShape.from_dict(shape.to_dict()) == shape
 
 
-def test_layout_config_is_checked_and_needed():
-    assert load_config(
-        None, ["game=exposed", "net.layout=['museum: 2 seat x 7 row x 7 col x 24']"]
-    ).net.pieces() == [("museum", (2, 7, 7, 24), ("seat", "row", "col", "feature"))]
-    for bad in ("museum 2 seat", "museum: 2 chair", "museum: 0 seat", "museum: two seat", "museum: 2 x x 3"):
-        with pytest.raises(ConfigError, match="net.layout entries look like"):
-            load_config(None, ["game=exposed", "net.kind=layout", f"net.layout=['{bad}']"])
+def test_a_net_shape_read_back_is_checked_and_a_layout_net_needs_one():
+    good = game_info("exposed", {}).net_shape.to_dict()
+    for edit, message in (
+        (lambda d: d["pieces"][0].update(axes=["chair"] * len(d["pieces"][0]["shape"])), "axes"),
+        (lambda d: d["pieces"][0].update(shape=[0]), "size must be an integer >= 1"),
+        (lambda d: d["pieces"].pop(), "the pieces describe"),
+        (lambda d: d.update(obs_dim="ten"), "obs_dim must be an integer"),
+        (lambda d: d.update(colour=1), "has no"),
+        (lambda d: d.update(seat_blocks=[{"name": "x", "start": 0, "depth": 0, "seats": 2}]), "depth"),
+    ):
+        data = copy.deepcopy(good)
+        edit(data)
+        with pytest.raises(ValueError, match=message):
+            NetShape.from_dict(data)
+    config = load_config(None, ["game=exposed", "net.kind=layout"])
+    with pytest.raises(ValueError, match="net.kind=layout needs the observation's pieces"):
+        PolicyNet(NetShape(10, 3), config.net)
+    with pytest.raises(ValueError, match="the pieces describe 4 numbers, the observation has 10"):
+        PolicyNet(NetShape(10, 3, pieces=(Piece("a", (4,), ("feature",)),)), config.net)
+    with pytest.raises(ConfigError, match="unknown"):  # the game's pieces are not a user's setting
+        load_config(None, ["game=exposed", "net.layout=['a: 4']"])
     with pytest.raises(ConfigError, match="net.kind"):
         load_config(None, ["game=exposed", "net.kind=conv"])
-    config = load_config(None, ["game=exposed", "net.kind=layout"])
-    with pytest.raises(ValueError, match="net.kind=layout needs net.layout"):
-        PolicyNet(10, 3, 0, config.net)
-    config.net.layout = ["a: 4"]
-    with pytest.raises(ValueError, match="describes 4 numbers, the observation has 10"):
-        PolicyNet(10, 3, 0, config.net)
-    # a layout already there (a resumed run, a checkpoint) is kept; an MLP config takes none
-    info = game_info("exposed", {})
-    assert config.net.bind_layout(info.new_game(0).observation_layout).layout == ["a: 4"]
-    mlp = load_config(None, ["game=exposed"]).net.bind_layout(info.new_game(0).observation_layout)
-    assert mlp.layout == []
 
 
 def check_rebuilt_and_exported(tmp_path, net, info, config) -> None:
@@ -225,13 +234,62 @@ def test_checkpoint_load_policy_and_export_rebuild_the_layout_net(tmp_path, crit
 
 def test_a_run_trains_a_layout_net_from_the_game_and_its_policy_loads(tmp_path):
     config = tiny_config(tmp_path / "run", "net.kind=layout", "total_steps=600", game="exposed")
-    assert config.net.layout == []  # the run binds the game's layout, nothing else names it
     Trainer(config, log=False).train()
     saved = ckpt.read_checkpoint(tmp_path / "run")
     info = game_info("exposed", {})
     layout = info.new_game(0).observation_layout
-    assert len(saved["train_config"]["net"]["layout"]) == len(layout.pieces)
+    assert (
+        len(saved["net_shape"]["pieces"]) == len(layout.pieces)
+        and "layout" not in saved["train_config"]["net"]
+    )
     policy = load_policy(tmp_path / "run")
     obs, mask = random_decisions(info, 5, seed=4)
     for o, m in zip(obs.numpy(), mask.numpy()):
         assert m[policy(o, m)]
+
+
+def legacy_lines(shape: dict) -> dict:
+    """A shape as versions 1 and 2 kept it: text lines in the run's net config."""
+
+    def piece(p):
+        sizes = [str(n) if kind == "feature" else f"{n} {kind}" for n, kind in zip(p["shape"], p["axes"])]
+        return f"{p['name']}: {' x '.join(sizes)}"
+
+    return {
+        "layout": [piece(p) for p in shape["pieces"]],
+        "cell_actions": [
+            f"{b['name']}: {b['start']} + {b['depth']} per cell of {b['grid']}" for b in shape["cell_blocks"]
+        ],
+        "seat_actions": [
+            f"{b['name']}: {b['start']} + {b['depth']} per seat of {b['seats']}" for b in shape["seat_blocks"]
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "game, options",
+    [("exposaurus", ["net.cells=true", "net.cell_keys=4"]), ("artifacts", ["net.seats=true"])],
+)
+def test_a_version_2_checkpoint_keeps_its_layout_net(tmp_path, game, options):
+    """Version 2 kept the game's shape as text lines in the config: read once into net_shape, the same
+    network comes back; a damaged line is refused in our words."""
+    net, info, config = layout_net(game, *options)
+    path = ckpt.save_checkpoint(tmp_path / "latest.pt", net, config, info, 1, 100)
+    data = torch.load(path, weights_only=True)
+    shape = data.pop("net_shape")
+    data["version"] = 2
+    data["train_config"]["net"].update(legacy_lines(shape))
+    old = tmp_path / "old.pt"
+    torch.save(data, old)
+    read = ckpt.read_checkpoint(old)
+    assert read["net_shape"] == NetShape.from_dict(shape).to_dict()
+    assert not {"layout", "cell_actions", "seat_actions"} & set(read["train_config"]["net"])
+    rebuilt = ckpt.build_net(read)
+    obs, mask = random_decisions(info, 6, seed=2)
+    state = torch.rand(6, info.state_dim) if net.uses_state else None
+    with torch.no_grad():
+        assert torch.equal(net.evaluate_flat(obs, mask, state)[0], rebuilt.evaluate_flat(obs, mask, state)[0])
+    data["train_config"]["net"]["layout"][0] = "museum 2 seat"
+    torch.save(data, old)
+    with pytest.raises(ckpt.CheckpointError, match="its network's layout is unreadable"):
+        ckpt.read_checkpoint(old)

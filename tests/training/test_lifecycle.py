@@ -35,7 +35,7 @@ class Counting(Backend):
         self.config, self.info = config, run_game(config)
         self.step, self.interrupt_at = step, interrupt_at
         torch.manual_seed(0)
-        self.net = PolicyNet(self.info.obs_dim, self.info.num_actions, 0, config.net)
+        self.net = PolicyNet(self.info.net_shape, config.net)
         self.calls: list[str] = []
         self.run = Run(self, **run)
 

@@ -18,6 +18,7 @@ from training.config import NetConfig
 from training.evaluate import match, rating_table
 from training.games import game_info
 from training.nets import PolicyNet
+from training.netshape import NetShape
 from training.trainer import Trainer
 
 from .helpers import TOY, tiny_config
@@ -143,7 +144,7 @@ def test_gru_policy_keeps_one_recurrent_state_per_seat(runs):
 
 
 def test_sampling_policy_is_seeded_and_plays_only_legal_actions():
-    net = PolicyNet(5, 4, 0, NetConfig(hidden=[8], critic_hidden=[8]))
+    net = PolicyNet(NetShape(5, 4), NetConfig(hidden=[8], critic_hidden=[8]))
     obs, mask = np.ones(5, np.float32), np.array([True, False, True, True])
 
     def draws(policy, n=60):
@@ -202,7 +203,7 @@ def test_a_plain_function_and_a_loaded_policy_play_a_match(runs):
 def test_match_gives_each_game_and_seat_its_own_recurrent_policy():
     info = game_info(TOY, {"num_players": GRU_PLAYERS})
     torch.manual_seed(0)
-    net = PolicyNet(info.obs_dim, info.num_actions, 0, NetConfig(kind="gru", hidden=[16], gru_size=16))
+    net = PolicyNet(info.net_shape, NetConfig(kind="gru", hidden=[16], gru_size=16))
     with torch.no_grad():  # a network whose choices hang on its memory, so sharing one would show
         net.actor_head.weight.mul_(1000)
         net.gru.weight_hh.mul_(3)

@@ -13,6 +13,7 @@ from training.actors import NetActor
 from training.config import NetConfig, PPOConfig
 from training.games import game_info, team_outcomes
 from training.nets import PolicyNet, masked_entropy, masked_log_probs
+from training.netshape import NetShape
 from training.ppo import ppo_update
 from training.runner import Runner, compute_gae
 
@@ -23,7 +24,7 @@ from .helpers import TOY, batch_log_probs, toy_rollout
 def test_masked_distribution_never_samples_a_masked_action(kind):
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
-    net = PolicyNet(12, 9, 0, NetConfig(kind=kind, hidden=[16], gru_size=8, critic="shared"))
+    net = PolicyNet(NetShape(12, 9), NetConfig(kind=kind, hidden=[16], gru_size=8, critic="shared"))
     # push the logits of actions 0..4 far up, so any leak through the mask would be sampled
     with torch.no_grad():
         net.actor_head.bias[:5] = 50.0
@@ -104,12 +105,7 @@ def test_gae_bootstraps_a_truncated_row_from_the_value_at_the_cut():
 def _toy_runner(num_envs=4, net_config=None, **game):
     info = game_info(TOY, game)
     torch.manual_seed(0)
-    net = PolicyNet(
-        info.obs_dim,
-        info.num_actions,
-        info.state_dim,
-        net_config or NetConfig(hidden=[16], critic_hidden=[16]),
-    )
+    net = PolicyNet(info.net_shape, net_config or NetConfig(hidden=[16], critic_hidden=[16]))
     actors = {"learner": NetActor(net)}
 
     def assign(slot, rng, game):

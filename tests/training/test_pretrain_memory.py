@@ -110,8 +110,8 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 def _pair_of_nets(info, **net):
     cfg = NetConfig(hidden=[32], critic_hidden=[32], gru_size=16, **net)
     torch.manual_seed(7)
-    first = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, cfg)
-    second = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, cfg)
+    first = PolicyNet(info.net_shape, cfg)
+    second = PolicyNet(info.net_shape, cfg)
     second.load_state_dict(first.state_dict())
     return first, second
 

@@ -105,6 +105,28 @@ def test_recording_hears_every_legal_move_and_replays_it(tmp_path):
     assert len(names) == 9 and sorted(names) == sorted(p.name for p in page.with_suffix("").glob("*.png"))
 
 
+def test_each_step_of_a_replay_carries_its_position(tmp_path):
+    """positions/stepNNNN.json holds the table after step N: loading it gives the game the recorded
+    moves reached, and it goes on as that game does."""
+    game = ToyNim(rng=np.random.default_rng(5), pile=9)
+    recording = GameRecording(game)
+    reached = [game.clone()]
+    for action in (2, 0, 1):
+        game.apply_action(action)
+        reached.append(game.clone())
+    page = write_replay(recording, tmp_path / "nim")
+    data = index(page)
+    for i, (step, original) in enumerate(zip(data["steps"], reached, strict=True)):
+        assert step["position_file"] == f"positions/step{i:04d}.json"
+        loaded = ToyNim.from_dict(json.loads((page.with_suffix("") / step["position_file"]).read_text()))
+        assert (loaded.pile, loaded.player, loaded.secrets.tolist()) == (
+            original.pile,
+            original.player,
+            original.secrets.tolist(),
+        )
+        assert loaded.to_dict() == original.to_dict()
+
+
 @pytest.mark.parametrize(
     "text", ["{{data}}", "{{title}}", "<b>{{title}}</b> & {{data}}{{data}}", "{{ data }}"]
 )
@@ -344,3 +366,7 @@ def test_browser_steps_through_a_recorded_game(browser, replays):
     # a link to a step and a view opens the page there
     browser.open(page.as_uri() + f"#step={last - 1}&view=2")
     expect(browser.shown(), last - 1, 2)
+    # the page unpacks each step's position (what "Copy position" copies): the step's position file
+    for step in (0, last):
+        text = browser.evaluate(f"positionText({step})")
+        assert json.loads(text) == json.loads((folder / steps[step]["position_file"]).read_text())

@@ -520,8 +520,7 @@ def test_shipped_configs_load_and_match_a_registered_game(path):
         pytest.skip(f"{config.game} is not registered yet")
     info = game_info(config.game, config.game_config)
     assert info.num_players == config.game_config.get("num_players", info.num_players)
-    config.net.bind_game(info.new_game(0))  # as a run does: a layout network reads the game's pieces
-    net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
+    net = PolicyNet(info.net_shape, config.net)
     assert sum(p.numel() for p in net.parameters()) > 0
 
 

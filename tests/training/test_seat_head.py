@@ -3,6 +3,8 @@ weights at every seat (training/nets.py SeatHead), built from the game's ActionG
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import torch
 
@@ -19,7 +21,9 @@ from training import checkpoint as ckpt
 from training.config import load_config
 from training.games import game_info
 from training.nets import PolicyNet, SeatHead, seat_index
+from training.netshape import SeatBlock
 from training.policy import load_policy
+from training.run import run_game
 
 SEATS, DEPTH, START = 5, 2, 3
 # a toy table: a flat piece, two pieces led by a seat axis (record's after a feature axis, as the
@@ -145,11 +149,11 @@ def test_what_is_learnt_at_one_seat_holds_at_every_seat():
 @pytest.mark.parametrize("kind", ("mlp", "layout"))
 def test_artifacts_binds_its_seat_blocks_and_a_net_with_seats_plays_legally(kind):
     net, info, config = layout_net("artifacts", f"net.kind={kind}", "net.seats=true")
-    assert config.net.seat_actions == [
-        "seat: 3 + 1 per seat of 7",
-        "accuse: 30 + 1 per seat of 7",
-        "vouch: 37 + 1 per seat of 7",
-    ]
+    assert info.net_shape.seat_blocks == (
+        SeatBlock("seat", 3, 1, 7),
+        SeatBlock("accuse", 30, 1, 7),
+        SeatBlock("vouch", 37, 1, 7),
+    )
     # one head reads the seats once for every block: its outputs go to the blocks' actions
     assert len(net.seat_heads) == 1
     assert sorted(net.seat_heads[0].actions.tolist()) == [*range(3, 10), *range(30, 44)]
@@ -169,25 +173,23 @@ def test_artifacts_binds_its_seat_blocks_and_a_net_with_seats_plays_legally(kind
 
 
 def test_seats_config_is_checked():
-    for bad in ("seat 3", "seat: 3 + 0 per seat of 7", "seat: 3 + 1 per seat", "seat: 3 + 1 per seat of 0"):
-        with pytest.raises(ConfigError, match="net.seat_actions entries look like"):
-            load_config(None, ["game=artifacts", "net.seats=true", f"net.seat_actions=['{bad}']"])
-    config = load_config(None, ["game=exposaurus", "net.seats=true"])
+    with pytest.raises(ConfigError, match="unknown"):  # the blocks are the game's, not a setting
+        load_config(None, ["game=artifacts", "net.seats=true", "net.seat_actions=['seat: 3']"])
     with pytest.raises(ConfigError, match="no action block of seats"):
-        config.net.bind_game(game_info("exposaurus", {}).new_game(0))
+        run_game(load_config(None, ["game=exposaurus", "net.seats=true"]))
     _, info, config = layout_net("artifacts", "net.kind=mlp", "net.seats=true")
-    config.net.seat_actions = ["vouch: 40 + 1 per seat of 7"]
+
+    def shape(*blocks):
+        return replace(info.net_shape, seat_blocks=blocks)
+
     with pytest.raises(ValueError, match="runs past the 44 actions"):
-        PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
-    config.net.seat_actions = ["vouch: 37 + 1 per seat of 6"]
+        PolicyNet(shape(SeatBlock("vouch", 40, 1, 7)), config.net)
     with pytest.raises(ValueError, match="no observation piece is led by a seat axis of 6 seats"):
-        PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
-    config.net.seat_actions = ["seat: 3 + 1 per seat of 7", "vouch: 37 + 1 per seat of 6"]
-    with pytest.raises(ValueError, match="every block must span the same seats"):
-        PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
-    config.net.layout = []
-    with pytest.raises(ValueError, match="net.seats needs net.layout"):
-        PolicyNet(info.obs_dim, info.num_actions, info.state_dim, config.net)
+        PolicyNet(shape(SeatBlock("vouch", 37, 1, 6)), config.net)
+    with pytest.raises(ValueError, match="every block of seats must span the same seats"):
+        PolicyNet(shape(SeatBlock("seat", 3, 1, 7), SeatBlock("vouch", 37, 1, 6)), config.net)
+    with pytest.raises(ValueError, match="no action block of seats"):
+        PolicyNet(shape(), config.net)
 
 
 @pytest.mark.filterwarnings("ignore:.*torch.jit.load.*:DeprecationWarning")
@@ -198,12 +200,11 @@ def test_checkpoint_and_export_rebuild_the_seat_heads(tmp_path):
 
 def test_a_run_with_seats_binds_the_games_blocks_and_checkpoints_them(tmp_path):
     config = tiny_config(tmp_path / "run", "net.seats=true", "total_steps=600", game="artifacts")
-    assert config.net.seat_actions == [] and config.net.layout == []  # the run binds them
     Trainer(config, log=False).train()
     saved = ckpt.read_checkpoint(tmp_path / "run")
-    assert saved["train_config"]["net"]["seat_actions"][0] == "seat: 3 + 1 per seat of 7"
+    assert saved["net_shape"]["seat_blocks"][0] == {"name": "seat", "start": 3, "depth": 1, "seats": 7}
     pieces = game_info("artifacts", {}).new_game(0).observation_layout.pieces
-    assert len(saved["train_config"]["net"]["layout"]) == len(pieces)
+    assert len(saved["net_shape"]["pieces"]) == len(pieces)
     policy = load_policy(tmp_path / "run")
     assert policy.net.seat_heads[0].actions.numel() == 21
     obs, mask = random_decisions(game_info("artifacts", {}), 5, seed=4)

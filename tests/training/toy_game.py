@@ -15,10 +15,11 @@ uniformly random opponent far more often than the 50% random play gets.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
-from envs.core import ConfigError, Game, GameSpec, Layout
+from envs.core import ConfigError, Definition, Game, GameSpec, Layout
 from envs.core.game import GameType
 from envs.core.policies import random_action
 
@@ -45,13 +46,10 @@ class ToyConfig:
             raise ConfigError(f"max_decisions must be positive, got {self.max_decisions}")
 
 
-class ToyNim(Game):
-    name = "toy_nim"
-    config_class = ToyConfig
+class ToyDefinition(Definition):
+    """What a configuration fixes: the seats, the actions, the layouts."""
 
-    def __init__(self, config=None, rng=None, **options):
-        super().__init__(config, rng, **options)
-        c = self.config
+    def __init__(self, c: ToyConfig):
         n = c.num_players
         self.num_players = n
         self.num_actions = c.max_take
@@ -70,6 +68,26 @@ class ToyNim(Game):
                 ("starter", (n,), "one-hot starting seat"),
             ]
         )
+        self.freeze()
+
+
+@cache
+def toy_definition(config: ToyConfig) -> ToyDefinition:
+    return ToyDefinition(config)
+
+
+class ToyNim(Game):
+    name = "toy_nim"
+    config_class = ToyConfig
+
+    @classmethod
+    def definition(cls, config: ToyConfig) -> ToyDefinition:
+        return toy_definition(config)
+
+    def __init__(self, config=None, rng=None, **options):
+        super().__init__(config, rng, **options)
+        c = self.config
+        n = c.num_players
         self.pile = c.pile
         self.starter = int(self.rng.integers(n))
         self.player = self.starter

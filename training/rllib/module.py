@@ -30,6 +30,7 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 
 from ..config import NetConfig
 from ..nets import PolicyNet
+from ..netshape import NetShape
 
 OBS_KEY = "observation"
 MASK_KEY = "action_mask"
@@ -63,9 +64,9 @@ def split_obs(batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
-    """PPO actor-critic over our dict observations. model_config: {"net": NetConfig fields as a dict
-    (bound to the game: `NetConfig.bind_game`), "state_dim": the game's state_tensor() size,
-    "max_seq_len": the length of a recurrent training sequence}.
+    """PPO actor-critic over our dict observations. model_config: {"net": NetConfig fields as a dict,
+    "shape": the game's NetShape as a dict (sizes, observation pieces, action blocks), "max_seq_len": the
+    length of a recurrent training sequence}.
 
     Batches are [B, ...] rows, or [B, T, ...] sequences for a recurrent net (RLlib adds the time axis
     and the recurrent state `{"h": [B, gru_size]}` for stateful modules)."""
@@ -82,7 +83,13 @@ class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         num_actions = int(self.action_space.n)
         if space[MASK_KEY].shape != (num_actions,):
             raise ValueError(f"action_mask shape {space[MASK_KEY].shape} does not fit {num_actions} actions")
-        self.net = PolicyNet(obs_dim, num_actions, int(self.model_config.get("state_dim", 0)), net_config)
+        shape = NetShape.from_dict(self.model_config["shape"])
+        if (shape.obs_dim, shape.num_actions) != (obs_dim, num_actions):
+            raise ValueError(
+                f"the network's shape ({shape.obs_dim} inputs, {shape.num_actions} actions) does not fit the "
+                f"spaces ({obs_dim}, {num_actions})"
+            )
+        self.net = PolicyNet(shape, net_config)
         self.net_config = net_config
         self.obs_dim, self.num_actions = obs_dim, num_actions
         if self.inference_only:

@@ -34,7 +34,7 @@ class RLlibConfig:
         check_number("rllib.sample_timeout_s", self.sample_timeout_s, 0, low_open=True)
 
 
-def unsupported(net: NetConfig, rllib: RLlibConfig, device: str = "auto") -> list[str]:
+def unsupported(net: NetConfig, rllib: RLlibConfig, device: str = "auto", fixed: float = 0.0) -> list[str]:
     """What the RLlib backend cannot train, each as `key=value (the reason)`; empty when it trains it
     all. Every network, the warm start and the teacher train under RLlib; what remains is what RLlib
     itself cannot express."""
@@ -45,13 +45,17 @@ def unsupported(net: NetConfig, rllib: RLlibConfig, device: str = "auto") -> lis
             "its own running statistics: RLlib's distributed learners share gradients, not buffers)",
         ),
         (device == "mps", "device=mps (RLlib's learners run on CUDA GPUs or the CPU)"),
+        (
+            fixed > 0,
+            "opponents.fixed (the RLlib league seats self-play, snapshots, scripted and random play)",
+        ),
     ]
     return [text for present, text in found if present]
 
 
-def check_supported(net: NetConfig, rllib: RLlibConfig, device: str = "auto") -> None:
+def check_supported(net: NetConfig, rllib: RLlibConfig, device: str = "auto", fixed: float = 0.0) -> None:
     """One ConfigError naming every option the RLlib backend cannot train, so a config is fixed in one go."""
-    problems = unsupported(net, rllib, device)
+    problems = unsupported(net, rllib, device, fixed)
     if problems:
         raise ConfigError(
             f"backend=rllib does not support {'; '.join(problems)}: change them or train with backend=native"

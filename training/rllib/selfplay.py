@@ -205,14 +205,14 @@ def keep_truncated(episode) -> None:
 
 
 def main_module_spec(
-    net_config: dict, observation_space=None, action_space=None, *, state_dim: int = 0, max_seq_len: int = 64
+    net_config: dict, shape: dict, observation_space=None, action_space=None, *, max_seq_len: int = 64
 ) -> RLModuleSpec:
-    """main's module (and a snapshot's): the native PolicyNet of `net_config` (bound to the game), with
-    the game's state size (a central critic's input, the auxiliary target) and, for a GRU, the length of
-    its training sequences."""
+    """main's module (and a snapshot's): the native PolicyNet of `net_config` on the game's `shape`
+    (NetShape.to_dict(): sizes, pieces, action blocks) and, for a GRU, the length of its training
+    sequences."""
     return RLModuleSpec(
         module_class=MaskedPolicyModule,
-        model_config={"net": dict(net_config), "state_dim": int(state_dim), "max_seq_len": int(max_seq_len)},
+        model_config={"net": dict(net_config), "shape": dict(shape), "max_seq_len": int(max_seq_len)},
         observation_space=observation_space,
         action_space=action_space,
     )
@@ -312,9 +312,9 @@ class SnapshotLeague:
         """main's module spec for this run (snapshots are copies of it)."""
         return main_module_spec(
             self.config.net.__dict__,
+            self.info.net_shape.to_dict(),
             observation_space,
             action_space,
-            state_dim=self.info.state_dim,
             max_seq_len=self.config.ppo.rollout_steps,
         )
 
@@ -323,7 +323,7 @@ class SnapshotLeague:
         import torch
 
         info = self.info
-        net = PolicyNet(info.obs_dim, info.num_actions, info.state_dim, self.config.net)
+        net = PolicyNet(info.net_shape, self.config.net)
         net.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in policy_weights(weights).items()})
         return net
 

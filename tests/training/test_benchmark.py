@@ -1,0 +1,78 @@
+"""The benchmark protocol (`python -m training benchmark`): fixed game counts and seeds, seats rotated,
+the same card for the same agent, ratings on one scale beside alpha-Rank, and the leaderboard page
+built from the cards (the shipped one included)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from training.benchmark import Protocol, benchmark, leaderboard, markdown, write_card
+from training.cli import main
+from training.games import game_info
+
+from . import toy_signal  # noqa: F401 - imported, so that its SPEC resolves by name
+from .helpers import TOY
+
+SMALL = Protocol(games=40, search_games=4, search_simulations=5, seed=7)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_protocol_plays_its_counts_rotates_seats_and_gives_the_same_card_twice():
+    info = game_info(TOY, {})
+    card = benchmark("scripted", "scripted", info, SMALL)
+    assert card["protocol"] == {
+        "version": 1,
+        "games": 40,
+        "search_games": 4,
+        "search_simulations": 5,
+        "seed": 7,
+    }
+    results = card["results"]
+    assert [results[k]["games"] for k in ("random", "scripted", "search")] == [40, 40, 4]
+    assert {seat: r["games"] for seat, r in results["random"]["by_team"].items()} == {"0": 20, "1": 20}
+    assert card == benchmark("scripted", "scripted", info, SMALL)  # fixed seeds: the same card
+    assert results["random"]["win_rate"] > 0.8  # the Nim strategy against random play
+    rating = card["rating"]
+    assert rating["elo"]["random"] == 0 and rating["elo"]["scripted"] > 200
+    if rating["alpha_rank"] is not None:  # with the openspiel extra
+        assert max(rating["alpha_rank"], key=rating["alpha_rank"].get) == "scripted"
+    text = markdown(card)
+    assert "Protocol version 1: 40 games" in text and "| random | " in text and "| scripted | +" in text
+
+
+def test_a_cooperative_card_puts_the_team_beside_scripted_partners():
+    info = game_info("tests.training.toy_signal:SPEC", {})
+    card = benchmark("flip", toy_signal.convention(True), info, SMALL)
+    assert card["team"]["flip"]["win_rate"] == 1.0 and card["team"]["scripted"]["win_rate"] == 1.0
+    assert card["with_scripted_partners"]["flip + scripted"]["win_rate"] == 0.0
+    assert "| flip + scripted (one seat) | 0.000 |" in markdown(card)
+
+
+def test_the_leaderboard_lists_each_game_best_first(tmp_path):
+    info = game_info(TOY, {})
+    for name in ("random", "scripted"):
+        write_card(benchmark(name, name, info, SMALL), tmp_path)
+    page = leaderboard(tmp_path)
+    rows = [
+        line for line in page.splitlines() if line.startswith("| scripted") or line.startswith("| random")
+    ]
+    assert [row.split(" | ")[0] for row in rows] == ["| scripted", "| random"]
+    assert main(["leaderboard", str(tmp_path)]) == 0
+
+
+def test_the_shipped_leaderboard_is_built_from_the_shipped_cards(capsys):
+    cards = ROOT / "benchmarks" / "cards"
+    assert main(["leaderboard", str(cards)]) == 0
+    assert capsys.readouterr().out == (ROOT / "docs" / "leaderboard.md").read_text(), (
+        "docs/leaderboard.md drifted from benchmarks/cards: python -m training leaderboard benchmarks/cards "
+        "> docs/leaderboard.md"
+    )
+    for path in cards.glob("*.json"):
+        card = json.loads(path.read_text())
+        assert card["protocol"]["version"] == 1 and card["protocol"]["games"] == 1000, path.name
+
+
+def test_benchmark_refuses_an_unknown_agent(capsys):
+    assert main(["benchmark", "scriptd", "--game", "exposed"]) == 2
+    assert "did you mean 'scripted'" in capsys.readouterr().err

@@ -1,0 +1,56 @@
+"""Cross-play for cooperative games (`python -m training crossplay`): teams mixed from different agents.
+On a toy signalling game with two conventions that each win every game, self-play cannot tell them
+apart and cross-play collapses to zero."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from training.cli import main
+from training.evaluate import crossplay
+from training.games import game_info
+
+from . import toy_signal
+from .helpers import TOY
+
+SIGNAL = "tests.training.toy_signal:SPEC"
+
+
+def test_two_conventions_win_alone_and_lose_together():
+    info = game_info(SIGNAL, {})
+    players = {"same": toy_signal.convention(False), "flip": toy_signal.convention(True)}
+    table = crossplay(info, players, games=60, partners="scripted")  # the scripted player shows the bit
+    assert {k: r["win_rate"] for k, r in table["self_play"].items()} == {"same": 1.0, "flip": 1.0}
+    assert table["pairs"]["same + flip"]["win_rate"] == 0.0
+    assert table["with_partners"]["same + scripted"]["win_rate"] == 1.0
+    assert table["with_partners"]["flip + scripted"]["win_rate"] == 0.0
+    assert (table["mean_self_play"], table["mean_cross_play"]) == (1.0, 0.0)
+
+
+def test_a_mixed_team_seats_each_player_at_both_roles():
+    """Alternating seats, the starting seat rotated: each player signals in half the games. A player who
+    signals well but always guesses 0 wins every game it signals and half of those it guesses: 0.75
+    (1.0 if it only signalled, 0.5 if it only guessed)."""
+    info = game_info(SIGNAL, {})
+
+    def signals_only(observation, mask):
+        return int(observation[:2].argmax()) if not observation[2:].any() else 0
+
+    table = crossplay(
+        info, {"same": toy_signal.convention(False), "half": signals_only}, games=200, partners=None
+    )
+    assert table["with_partners"] == {}
+    assert 0.65 < table["pairs"]["same + half"]["win_rate"] < 0.85
+
+
+def test_the_command_line_prints_the_table_and_refuses_a_game_with_sides(capsys):
+    assert (
+        main(["crossplay", "scripted", "random", "--game", SIGNAL, "--games", "40", "--partners", "none"])
+        == 0
+    )
+    table = json.loads(capsys.readouterr().out)
+    assert table["self_play"]["scripted"]["win_rate"] == 1.0 and table["players"] == ["scripted", "random"]
+    with pytest.raises(ValueError, match="cooperative games"):
+        crossplay(game_info(TOY, {}), {"a": "random", "b": "random"}, games=4)

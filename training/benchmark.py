@@ -1,0 +1,226 @@
+"""The benchmark protocol: one agent's card, the same for the same agent and protocol version.
+
+    python -m training benchmark runs/exposaurus-seed0 --out cards/
+    python -m training benchmark scripted --game exposaurus --out cards/
+
+Protocol version 1 (`PROTOCOL`), for a game with sides: the agent plays `games` games against random
+play and the scripted player, and `search_games` against the unguided search (ISMCTS with random
+rollouts, `search_simulations` per decision), seats and sides rotated game by game, from fixed seeds;
+each result has its 95% Wilson interval and the agent's win rate per seat or side. The same games
+also rate every player on one scale: Elo from a Plackett-Luce fit of the round robin of the agent,
+random and scripted, with 95% bootstrap intervals, and a second aggregate that does not assume
+transitivity, alpha-Rank (OpenSpiel's implementation, with the `openspiel` extra) over the same win
+rates; the card says when the two orders disagree. For a cooperative game the card gives the
+agent's team alone (team win rate, the game's own measures such as Harmony - Agony), the agent at one
+seat among scripted partners, and the scripted team, side by side.
+
+The card is JSON (`card.json`) and Markdown (`card.md`); `python -m training leaderboard` builds the
+leaderboard page from the cards in a folder.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from envs.core.search import SearchBudget
+
+from .evaluate import crossplay, match, rating_table, wilson
+
+
+@dataclass(frozen=True)
+class Protocol:
+    version: int = 1
+    games: int = 1000  # against random play and the scripted player; per pair of the rating table
+    search_games: int = 100  # against the unguided search (it costs 0.1-0.5 s a decision)
+    search_simulations: int = 100
+    seed: int = 20_261_201
+
+
+PROTOCOL = Protocol()
+
+
+def opponents(info, protocol: Protocol) -> dict:
+    """The protocol's opponents for a game: random play, the scripted player (when the game has one),
+    the unguided search."""
+    from envs.core.players import PLAYERS
+
+    found = {"random": "random"}
+    if info.spec.scripted_policy is not None:
+        found["scripted"] = "scripted"
+    budget = SearchBudget(simulations=protocol.search_simulations)
+    found["search"] = PLAYERS.resolve("search", info, budget=budget, seed=protocol.seed)
+    return found
+
+
+def benchmark(name: str, agent, info, protocol: Protocol = PROTOCOL, workers=None) -> dict:
+    """The card of `agent` (any player `match` takes) named `name` on the game `info`."""
+    card = {
+        "agent": name,
+        "game": info.spec.name,
+        "game_config": info.game_config,
+        "protocol": asdict(protocol),
+    }
+    rivals = opponents(info, protocol)
+    if info.cooperative:
+        card |= cooperative_results(name, agent, info, protocol)
+        return card
+    results = {}
+    for i, (key, rival) in enumerate(rivals.items()):
+        games = protocol.search_games if key == "search" else protocol.games
+        results[key] = match(
+            info, agent, rival, games, protocol.seed + i, workers=None if key == "search" else workers
+        )
+    card["results"] = results
+    rated = {name: agent, **{k: v for k, v in rivals.items() if k != "search"}}
+    table = rating_table(info, rated, protocol.games, protocol.seed, workers=workers)
+    card["rating"] = {"elo": table["ratings"], "ci95": table["ci95"], "anchor": table["anchor"]}
+    card["rating"] |= alpha_rank(list(rated), table["matches"])
+    return card
+
+
+def cooperative_results(name: str, agent, info, protocol: Protocol) -> dict:
+    metrics = info.spec.extra.get("metrics")
+    players = {name: agent}
+    if info.spec.scripted_policy is not None and name != "scripted":
+        players["scripted"] = "scripted"
+    table = crossplay(info, players, protocol.games, protocol.seed, metrics, partners=players.get("scripted"))
+    return {
+        "team": table["self_play"],
+        "with_scripted_partners": table["with_partners"],
+        "mixed": table["pairs"],
+    }
+
+
+def alpha_rank(names: list[str], matches: list[dict]) -> dict:
+    """alpha-Rank's stationary mass over the players, from the round robin's win rates (a symmetric
+    meta-game: the row player's payoff is its win rate); None without OpenSpiel."""
+    try:
+        from open_spiel.python.egt import alpharank
+    except ImportError:
+        return {"alpha_rank": None, "alpha_rank_note": "needs the openspiel extra"}
+    index = {n: i for i, n in enumerate(names)}
+    payoff = np.full((len(names), len(names)), 0.5)
+    for m in matches:
+        i, j = index[m["a"]], index[m["b"]]
+        payoff[i, j], payoff[j, i] = m["a_win_rate"], 1 - m["a_win_rate"]
+    _, _, pi, _, _ = alpharank.compute([payoff], alpha=10.0)
+    mass = {n: max(0.0, round(float(p), 4)) for n, p in zip(names, pi)}
+    return {"alpha_rank": mass}
+
+
+def orders_disagree(card: dict) -> bool:
+    rating = card.get("rating", {})
+    if not rating.get("alpha_rank"):
+        return False
+    elo = sorted(rating["elo"], key=lambda n: -rating["elo"][n])
+    mass = sorted(rating["alpha_rank"], key=lambda n: -rating["alpha_rank"][n])
+    return elo != mass
+
+
+def markdown(card: dict) -> str:
+    """The card as a page a person reads."""
+    p = card["protocol"]
+    lines = [
+        f"# {card['agent']} on {card['game']} {' '.join(f'{k}={v}' for k, v in card['game_config'].items())}".rstrip(),
+        "",
+        f"Protocol version {p['version']}: {p['games']} games against random and scripted play, "
+        f"{p['search_games']} against the unguided search ({p['search_simulations']} simulations a decision), "
+        f"seats and sides rotated, seed {p['seed']}; 95% intervals.",
+        "",
+    ]
+    if "results" in card:
+        lines += [
+            "| opponent | win rate | 95% interval | mean return | per seat or side |",
+            "|---|---|---|---|---|",
+        ]
+        for key, r in card["results"].items():
+            sides = ", ".join(f"{t}: {s['win_rate']:.3f}" for t, s in r.get("by_team", {}).items())
+            lines.append(
+                f"| {key} | {r['win_rate']:.3f} | [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] | {r['mean_return']:+.3f} | {sides} |"
+            )
+        rating = card["rating"]
+        lines += ["", "| player | Elo (random = 0) | 95% interval | alpha-Rank mass |", "|---|---|---|---|"]
+        for n, elo in rating["elo"].items():
+            mass = rating["alpha_rank"].get(n) if rating.get("alpha_rank") else None
+            lo, hi = rating["ci95"][n]
+            lines.append(
+                f"| {n} | {elo:+.0f} | [{lo:+.0f}, {hi:+.0f}] | {'—' if mass is None else f'{mass:.3f}'} |"
+            )
+        if orders_disagree(card):
+            lines += [
+                "",
+                "Note: Elo and alpha-Rank order the players differently (the results are not transitive).",
+            ]
+    else:
+        lines += ["| team | win rate | 95% interval | measures |", "|---|---|---|---|"]
+        for group in ("team", "with_scripted_partners", "mixed"):
+            for key, r in card[group].items():
+                extra = ", ".join(
+                    f"{k[5:]}: {v:+.2f}" for k, v in r.items() if k.startswith("mean_") and k != "mean_return"
+                )
+                lines.append(
+                    f"| {key}{' (one seat)' if group == 'with_scripted_partners' else ''} | {r['win_rate']:.3f} | [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] | {extra} |"
+                )
+    return "\n".join(lines) + "\n"
+
+
+def write_card(card: dict, folder: str | Path) -> tuple[Path, Path]:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"{card['game']}--{Path(str(card['agent'])).name}"
+    json_path, md_path = folder / f"{stem}.json", folder / f"{stem}.md"
+    json_path.write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    md_path.write_text(markdown(card))
+    return json_path, md_path
+
+
+def leaderboard(folder: str | Path) -> str:
+    """The leaderboard page from the cards (*.json) in `folder`: one table per game, best first."""
+    cards = [json.loads(p.read_text()) for p in sorted(Path(folder).glob("*.json"))]
+    lines = [
+        "# Leaderboard",
+        "",
+        "Generated by `python -m training leaderboard benchmarks/cards > docs/leaderboard.md` from the cards in",
+        "`benchmarks/cards/` (a test fails if this page and the cards drift apart). Each card is one agent",
+        "under the benchmark protocol (`training/benchmark.py`); every number has its 95% interval on the",
+        "card. Add yours: `python -m training benchmark RUN --out benchmarks/cards`, then regenerate this page,",
+        "and give the command that trained the agent.",
+        "",
+    ]
+    for game in sorted({c["game"] for c in cards}):
+        mine = [c for c in cards if c["game"] == game]
+        lines += [f"## {game}", ""]
+        if "results" in mine[0]:
+            lines += [
+                "| agent | protocol | vs random | vs scripted | vs search | Elo |",
+                "|---|---|---|---|---|---|",
+            ]
+            mine.sort(key=lambda c: -c["rating"]["elo"].get(c["agent"], 0))
+            for c in mine:
+                r = c["results"]
+                cell = {
+                    k: f"{r[k]['win_rate']:.3f}" if k in r else "—" for k in ("random", "scripted", "search")
+                }
+                elo = c["rating"]["elo"].get(c["agent"], 0.0)
+                lines.append(
+                    f"| {c['agent']} | v{c['protocol']['version']} | {cell['random']} | {cell['scripted']} | {cell['search']} | {elo:+.0f} |"
+                )
+        else:
+            lines += ["| agent | protocol | team win rate | with scripted partners |", "|---|---|---|---|"]
+            for c in mine:
+                team = c["team"][c["agent"]]["win_rate"]
+                partners = next(iter(c["with_scripted_partners"].values()), {}).get("win_rate")
+                lines.append(
+                    f"| {c['agent']} | v{c['protocol']['version']} | {team:.3f} | {'—' if partners is None else f'{partners:.3f}'} |"
+                )
+        lines.append("")
+    if not cards:
+        lines.append("No cards yet.")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+__all__ = ["PROTOCOL", "Protocol", "benchmark", "leaderboard", "markdown", "wilson", "write_card"]
