@@ -21,6 +21,7 @@ from .data import (
     ROLE_NAMES,
     ROLE_SIDE,
     ROLES,
+    replaced,
 )
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class AbilityRules:
         """The user shows their role card ("must Reveal their role, then use their Active ability");
         the Reveal counts for the win conditions only after the effect (Order of Execution)."""
         if not self.revealed[s]:
-            self.revealed[s] = True
+            self.revealed = replaced(self.revealed, s, True)
             self.log += (f"player {s} reveals {ROLE_NAMES[self.roles[s]]} to use the ability",)
         self.flow.decide(PH_TARGET, s, AbilityRules._target_options, AbilityRules._target_choice, s)
 
@@ -80,7 +81,7 @@ class AbilityRules:
     def _use_ability(self, s: int, target: int) -> None:
         """The ability's effect (ABILITIES), then the user is Revealed (Order of Execution)."""
         role = int(self.roles[s])
-        self.ability_used[s] = True
+        self.ability_used = replaced(self.ability_used, s, True)
         self.log += (f"player {s} uses the {ROLE_NAMES[role]}'s ability on {target}",)
         ROLE_ABILITY[role].use(self, s, target)
         self._check_academics()  # the user's Reveal counts now
@@ -92,7 +93,7 @@ class AbilityRules:
         if ROLE_SIDE[int(self.roles[target])] == LOOTERS:
             self._reveal(target)
             return
-        self.cleared[target] = True
+        self.cleared = replaced(self.cleared, target, True)
         if sum(self.discard) > 0:
             a = self._random_piece(self.discard)
             self.discard[a] -= 1

@@ -676,3 +676,9 @@ def rules_with_tables(text: str) -> str:
 if __name__ == "__main__":
     RULES_PATH.write_text(rules_with_tables(RULES_PATH.read_text()))
     print("wrote", RULES_PATH)
+
+
+def replaced(values: tuple, i: int, value) -> tuple:
+    """`values` with item i replaced: the per-seat flags and counts are tuples (they change a few times
+    a game; every copy of the game shares them)."""
+    return (*values[:i], value, *values[i + 1 :])

@@ -29,6 +29,7 @@ from .data import (
     ROLE_NAMES,
     STORAGE_LIMIT,
     TARGETS,
+    replaced,
 )
 
 if TYPE_CHECKING:
@@ -74,7 +75,8 @@ class EventRules:
 
     def _event_silence(self, ev: int, targets: list[int]) -> None:
         for t in targets:
-            self.silenced_until[t] = max(self.silenced_until[t], self.round + EVENTS[ev].param)
+            su = self.silenced_until
+            self.silenced_until = replaced(su, t, max(su[t], self.round + EVENTS[ev].param))
 
     def _event_kill(self, ev: int, targets: list[int]) -> None:
         for t in targets:
@@ -149,7 +151,7 @@ class EventRules:
             self._cancel_status(d)
 
     def _event_unsilence(self, ev: int, targets: list[int]) -> None:
-        self.silenced_until = [0] * self.num_players
+        self.silenced_until = (0,) * self.num_players
 
     def _event_nothing(self, ev: int, targets: list[int]) -> None:
         pass
@@ -183,14 +185,14 @@ class EventRules:
 
     def _reveal(self, s: int) -> None:
         if not self.revealed[s]:
-            self.revealed[s] = True
+            self.revealed = replaced(self.revealed, s, True)
             self.log += (f"player {s} is Revealed: {ROLE_NAMES[self.roles[s]]}",)
             self._check_academics()
 
     def _kill(self, s: int) -> None:
         if not self.alive[s]:
             return
-        self.alive[s] = False
+        self.alive = replaced(self.alive, s, False)
         self.log += (f"player {s} dies",)
         self._check_looters()
         self._reveal(s)

@@ -52,12 +52,12 @@ class ObservationSource:
         pub[self._public_at] = self._pub_fixed  # the site and the role chart
         r = self.round
         pub[self._seat_flags_at] = (  # alive, revealed, silenced, silence_left, ability_used, cleared
-            self.alive
-            + self.revealed
-            + [su >= r for su in self.silenced_until]
-            + [max(0, su - r) / MAX_SILENCE for su in self.silenced_until]
-            + self.ability_used
-            + self.cleared
+            *self.alive,
+            *self.revealed,
+            *[su >= r for su in self.silenced_until],
+            *[max(0, su - r) / MAX_SILENCE for su in self.silenced_until],
+            *self.ability_used,
+            *self.cleared,
         )
         if self.drawer >= 0:
             pub[at["drawer"].start + self.drawer] = 1

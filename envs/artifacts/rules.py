@@ -187,11 +187,12 @@ class Artifacts(
     def _setup_rest(self) -> None:
         """Everything but the roles and the piles, as at the start of the game."""
         n = self.num_players
-        self.alive = [True] * n
-        self.revealed = [False] * n
-        self.cleared = [False] * n
-        self.ability_used = [False] * n
-        self.silenced_until = [0] * n
+        # per seat (tuples: a copy shares them; data.replaced changes one seat's)
+        self.alive = (True,) * n
+        self.revealed = (False,) * n
+        self.cleared = (False,) * n
+        self.ability_used = (False,) * n
+        self.silenced_until = (0,) * n  # the last round a seat is Silenced through
         self.peeks: tuple[tuple[int, int], ...] = ()  # (who learnt, whose side) private checks
         # beside each check in peeks, the seats its checker could name (public; whom it named is the
         # checker's alone); none for Greece's checks, fixed by the seating
@@ -528,23 +529,12 @@ class Artifacts(
         return out
 
     # ===== determinization ==========================================================================
-    def _clone_with(self, rng: np.random.Generator) -> Artifacts:
-        """clone() whose chance draws from `rng`: the game's own generator is left out of the copy
-        (copying it only to replace it would cost as much as the rest of the copy)."""
-        own, self.rng = self.rng, None
-        try:
-            game = self.clone()
-        finally:
-            self.rng = own
-        game.rng = rng
-        return game
-
     def resample_hidden(self, player: int, rng: np.random.Generator) -> Artifacts:
         """A state drawn from those p cannot tell from this one, as a function of p's information and
         rng alone: every draw starts from a canonical (sorted) pool, never from the true arrangement,
         and the sample's own chance is seeded from rng."""
         p = player
-        g = self._clone_with(np.random.default_rng(int(rng.integers(2**63))))
+        g = self.clone(rng=np.random.default_rng(int(rng.integers(2**63))))  # (its own chance)
         g.log = (f"(a state drawn for player {p}: the hidden roles, checks, ballots and cards redrawn)",)
         # roles: keep what p knows; re-deal the rest of the chart under every side constraint
         g.roles = self._consistent_roles(p, rng)

@@ -29,6 +29,7 @@ from .data import (
     TYPE_VOTES,
     VOTE_KIND,
     VOTE_PHASES,
+    replaced,
 )
 from .resources import ResourceRules
 
@@ -208,7 +209,8 @@ class VoteRules:
             record[s, 1 if s in minority else 0] += 1
         if self.china:
             for s in minority:
-                self.silenced_until[s] = max(self.silenced_until[s], self.round + 1)
+                su = self.silenced_until
+                self.silenced_until = replaced(su, s, max(su[s], self.round + 1))
 
     def _start_election(self, ev: int, count: int) -> None:
         """An Election: a discussion step for every voter (option `talk`), then the vote."""

@@ -18,7 +18,7 @@ from envs.artifacts.vault import Vault
 from envs.core import Layout
 from envs.core.flow import TurnFlow
 
-from .util import SEVEN, TEN_FULL, act, pass_window, table, vote_all
+from .util import SEVEN, TEN_FULL, act, pass_window, put, table, vote_all
 
 
 def assert_same_future(a: Artifacts, b: Artifacts, seed: int, steps: int = 300) -> None:
@@ -83,7 +83,7 @@ def test_same_sample_under_a_public_clear_and_a_private_check():
         g = table(10, roles, preference="full", top=["Quiet Day"], start_round=2, first_seat=3, seed=seed)
         act(g, g.A_USE)
         act(g, g.A_SEAT + (9 - 3) % 10)  # the Detective (seat 3) checks seat 9: "Academic" both times
-        g.cleared[4] = True
+        put(g, "cleared", 4, True)
         g.touch()
         games.append(g)
     assert_same_samples(*games, 3)

@@ -7,7 +7,7 @@ import pytest
 
 from envs.artifacts import data as D
 
-from .util import SEVEN, act, elect, finish_round, pass_window, table, talk_none, vote_all
+from .util import SEVEN, act, elect, finish_round, pass_window, put, table, talk_none, vote_all
 
 
 def draw(event, **kw):
@@ -59,11 +59,11 @@ def test_foxfire():
 
 def test_foxfire_may_name_revealed_and_dead_roles():
     g = draw("Foxfire", first_seat=0)
-    g.alive[2], g.revealed[2] = False, True  # the Curator is dead (and so Revealed)
-    g.touch()
+    put(g, "alive", 2, False)  # the Curator is dead (and so Revealed)
+    put(g, "revealed", 2, True)
     mask = g.legal_action_mask()
     assert mask[g.A_ROLE + D.CURATOR] and not mask[g.A_ROLE + D.FORGER]  # only roles in play
-    revealed = list(g.revealed)
+    revealed = g.revealed
     act(g, g.A_ROLE + D.CURATOR)
     assert g.revealed == revealed  # nothing new
 
@@ -244,7 +244,7 @@ def test_police_raid_cancels_tribunal():
 
 def test_amnesty():
     g = table(7, SEVEN, top=["Amnesty"])
-    g.silenced_until = [5] * 7
+    g.silenced_until = (5,) * 7
     pass_window(g)
     assert not any(g.is_silenced(s) for s in range(7))
 

@@ -9,7 +9,7 @@ from envs.artifacts.baseline import ScriptedArtifactsPolicy
 from envs.artifacts.rules import Artifacts
 from envs.artifacts.vault import Vault
 
-from .util import SEVEN, TEN_FULL, act, pass_window, table, vote_all
+from .util import SEVEN, TEN_FULL, act, pass_window, put, table, vote_all
 
 
 def test_observation_is_relative_and_holds_own_role():
@@ -54,7 +54,7 @@ def test_resample_keeps_private_and_public_sides():
     g = table(10, TEN_FULL, preference="full", top=["Quiet Day"], start_round=2, first_seat=3)
     act(g, g.A_USE)
     act(g, g.A_SEAT + (9 - 3) % 10)  # the Detective checks the Forger: "Academic"
-    g.cleared[4] = True
+    put(g, "cleared", 4, True)
     rng = np.random.default_rng(1)
     forger_seen_elsewhere = False
     for _ in range(60):
@@ -119,7 +119,7 @@ def test_scripted_academics_keep_the_artifact_they_collect_and_looters_sell():
 
 def test_scripted_mafia_boss_kills_a_revealed_possessed():
     g = table(7, SEVEN, top=["Quiet Day"], start_round=2, first_seat=5)
-    g.revealed[0] = True
+    put(g, "revealed", 0, True)
     policy = ScriptedArtifactsPolicy(7)
     act(g, policy(g.observation(5), g.legal_action_mask()))
     assert g.phase == D.PH_TARGET
@@ -151,7 +151,7 @@ def test_resample_keeps_every_team_revealed_to_the_player_and_redraws_the_others
     # seat 0 the Possessed knows the Tomb Raider (seat 4); the Smuggler (6) is Revealed; seat 1 cleared
     g = table(7, SEVEN, top=["Quiet Day"])
     g._reveal(6)
-    g.cleared[1] = True
+    put(g, "cleared", 1, True)
     rng = np.random.default_rng(4)
     known = revealed_teams(g, 0)
     assert known == {0: D.ACADEMICS, 1: D.ACADEMICS, 4: D.LOOTERS, 6: D.LOOTERS}
@@ -196,7 +196,7 @@ def test_resample_keeps_a_public_clear_that_the_player_also_checked_privately():
     g = table(10, TEN_FULL, preference="full", top=["Quiet Day"], start_round=2, first_seat=3)
     act(g, g.A_USE)
     act(g, g.A_SEAT + (4 - 3) % 10)  # the Detective checks seat 4, an Academic
-    g.cleared[4] = True
+    put(g, "cleared", 4, True)
     g.touch()
     rng = np.random.default_rng(5)
     for _ in range(200):

@@ -134,22 +134,22 @@ def test_the_card_in_hand_cannot_also_be_in_the_draw_pile():
 
 def test_counts_a_seat_cannot_have_are_refused():
     data = saved(table(7, SEVEN))
-    data["state"]["silenced_until"][2] = -1
+    data["state"]["silenced_until"]["tuple"][2] = -1
     refused(data, "silenced_until must give each of the 7 seats a round")
     data = saved(table(7, SEVEN))
-    data["state"]["silenced_until"][2] = 9  # silenced for 8 more rounds: no event silences that long
+    data["state"]["silenced_until"]["tuple"][2] = 9  # silenced for 8 more rounds: no event silences that long
     refused(data, "silenced_until")
     data = saved(table(7, SEVEN))
     data["state"]["storage"][0] = -1
     refused(data, "storage must count 0..5 pieces")
     data = saved(table(7, SEVEN))
-    data["state"]["alive"].pop()  # a seat's flag missing
+    data["state"]["alive"]["tuple"].pop()  # a seat's flag missing
     refused(data, "alive must hold 7 true/false flags")
 
 
 def test_a_dead_player_must_be_revealed():
     data = saved(table(7, SEVEN))
-    data["state"]["alive"][3] = False
+    data["state"]["alive"]["tuple"][3] = False
     refused(data, "player 3 is dead but not Revealed")
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from envs.artifacts import data as D
 
-from .util import SEVEN, act, elect, finish_round, pass_window, table, talk_none, vote_all
+from .util import SEVEN, act, elect, finish_round, pass_window, put, table, talk_none, vote_all
 
 BB, LAWYER, RED_TAPE, INSURANCE = D.BALLOT_BOX, D.LAWYER, D.RED_TAPE, D.INSURANCE
 
@@ -173,7 +173,7 @@ def test_talk_off_means_silent_votes():
 
 def test_silenced_players_do_not_discuss():
     g = table(7, SEVEN, top=["Interrogation"])
-    g.silenced_until[3] = 4
+    put(g, "silenced_until", 3, 4)
     pass_window(g)
     talkers = []
     while g.phase == D.PH_TALK:

@@ -8,7 +8,7 @@ from envs.artifacts import data as D
 from envs.artifacts import rules as R
 from envs.core.flow import Do
 
-from .util import SEVEN, TEN_FULL, act, pass_window, table, vote_all
+from .util import SEVEN, TEN_FULL, act, pass_window, put, table, vote_all
 
 
 def known_roles(g, p):
@@ -171,7 +171,7 @@ def test_smuggler_moves_a_piece_from_storage_to_discard():
 
 def test_silenced_player_keeps_the_ability_but_does_not_vote():
     g = table(7, SEVEN, top=[2], start_round=2, first_seat=3)
-    g.silenced_until[3] = 3
+    put(g, "silenced_until", 3, 3)
     assert g.current_player() == 3 and g.legal_action_mask()[g.A_USE]
     pass_window(g)
     voters = []

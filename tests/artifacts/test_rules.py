@@ -7,7 +7,7 @@ import numpy as np
 from envs.artifacts import data as D
 from envs.artifacts.rules import Artifacts
 
-from .util import FIVE_BASIC, SEVEN, act, finish_round, kill, pass_window, table, vote_all
+from .util import FIVE_BASIC, SEVEN, act, finish_round, kill, pass_window, put, table, vote_all
 
 JADE, MASK, SKULL, HELM, CHALICE = range(5)
 
@@ -34,8 +34,8 @@ def test_roles_are_dealt_from_the_chart_at_random():
 def test_drawing_passes_to_the_next_living_seat():
     g = table(7, SEVEN, top=["Quiet Day"] * 1 + ["Amnesty", "Police Raid"], first_seat=5)
     assert g.drawer == 5
-    g.alive[6] = False
-    g.revealed[6] = True
+    put(g, "alive", 6, False)
+    put(g, "revealed", 6, True)
     finish_round(g)
     assert g.drawer == 0  # seat 6 is dead and skipped
 
@@ -85,9 +85,9 @@ def test_votes_are_secret_until_the_vote_closes():
 
 def test_silenced_and_dead_players_do_not_vote():
     g = table(7, SEVEN, top=[HELM])
-    g.silenced_until[2] = 5
-    g.alive[3] = False
-    g.revealed[3] = True
+    put(g, "silenced_until", 2, 5)
+    put(g, "alive", 3, False)
+    put(g, "revealed", 3, True)
     pass_window(g)
     voters = []
     while g.phase == D.PH_KEEP:
@@ -150,7 +150,8 @@ def test_academics_win_with_four_pieces_of_one_artifact():
 
 def test_academics_win_when_every_looter_is_revealed():
     g = table(7, SEVEN, top=["Scapegoat"])
-    g.revealed[4] = g.revealed[5] = True
+    put(g, "revealed", 4, True)
+    put(g, "revealed", 5, True)
     g._reveal(6)
     assert g.winner == D.ACADEMICS and "Revealed" in g.end_reason
 
@@ -171,7 +172,8 @@ def test_looters_win_when_the_possessed_dies():
 def test_order_of_execution_boss_kills_possessed_as_last_hidden_looter():
     """Role Ability, then Reveal Role: the kill (Looters) comes before the Boss's Reveal (Academics)."""
     g = table(7, SEVEN, top=["Quiet Day"], start_round=2, first_seat=5)
-    g.revealed[4] = g.revealed[6] = True
+    put(g, "revealed", 4, True)
+    put(g, "revealed", 6, True)
     assert g.current_player() == 5
     act(g, g.A_USE)
     assert g.phase == D.PH_TARGET

@@ -27,6 +27,14 @@ def act(g: Artifacts, action: int, player: int | None = None) -> None:
     g.check_invariants()
 
 
+def put(g: Artifacts, name: str, s: int, value) -> None:
+    """Set seat s's entry of a per-seat tuple (alive, revealed, cleared, ability_used, silenced_until)
+    by hand; the observation is rebuilt."""
+    values = getattr(g, name)
+    setattr(g, name, (*values[:s], value, *values[s + 1 :]))
+    g.touch()
+
+
 def kill(g: Artifacts, s: int) -> None:
     """Seat s dies, as an event would kill it, and the rules take their next steps; a dying player
     with an unused Active ability passes on it."""
