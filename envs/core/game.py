@@ -90,22 +90,6 @@ def _check_kind(name: str, template: Any, value: Any) -> None:
         )
 
 
-def copy_state(game, lists=(), arrays=(), nested=(), drop=()):  # TEMPORARY until every game converts
-    new = object.__new__(type(game))
-    state = new.__dict__
-    state.update(game.__dict__)
-    for name in lists:
-        state[name] = state[name][:]
-    for name in arrays:
-        state[name] = state[name].copy()
-    for name in nested:
-        state[name] = [inner[:] for inner in state[name]]
-    for name in drop:
-        state.pop(name, None)
-    state.pop("_recording", None)
-    return new
-
-
 def as_action(action: Any) -> Any:
     """The plain int behind anything Gymnasium's `Discrete.contains()` accepts (a Python int, a numpy
     integer, a 0-d integer array); anything else is returned as it is, for check_action to refuse."""
@@ -161,11 +145,6 @@ class Game(ABC):
         self.rng = rng if rng is not None else np.random.default_rng()
         self._mask_cache: np.ndarray | None = None
         self.num_decisions = 0
-
-    def adopt(self, definition: Any) -> None:  # TEMPORARY until every game converts
-        self.__dict__.update(vars(definition))
-        self._fixed = self._fixed | frozenset(vars(definition))
-        self._not_copied = self._not_copied | self._fixed
 
     @classmethod
     def definition(cls, config: Any) -> Definition:
