@@ -74,8 +74,7 @@ def timed_inference():
 
 
 def one_run(name: str, workers: int, iterations: int, seed: int, threads: int = 1) -> dict:
-    from training.cli import default_config
-    from training.config import load_config
+    from training.config import default_config, load_config
     from training.ppo import ppo_update
     from training.trainer import Trainer
 
@@ -176,8 +175,7 @@ def central_rate(name: str, workers: int, steps: int, seed: int) -> float:
 
     import envs
     from training.actors import NetActor
-    from training.cli import default_config
-    from training.config import load_config
+    from training.config import default_config, load_config
     from training.games import game_info
     from training.nets import PolicyNet
 
@@ -206,8 +204,7 @@ def central_rate(name: str, workers: int, steps: int, seed: int) -> float:
 
 def worker_rate(name: str, workers: int, iterations: int, seed: int) -> float:
     """Self-play decisions per second of the trainer's rollouts, inference on each worker."""
-    from training.cli import default_config
-    from training.config import load_config
+    from training.config import default_config, load_config
     from training.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as folder:

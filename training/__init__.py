@@ -26,8 +26,7 @@ except ImportError as exc:
 
 from . import players
 from .checkpoint import CheckpointError
-from .cli import default_config
-from .config import TrainConfig, load_config
+from .config import TrainConfig, default_config, load_config
 from .evaluate import match, rating_table, wilson
 from .policy import Policy, export_policy, load_policy
 from .search import guided_search, search_agent

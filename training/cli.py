@@ -22,44 +22,12 @@ from envs.core.search import Search
 from envs.core.workers import Workers
 
 from . import checkpoint as ckpt
-from .config import ScaledWarmStart, check_count, check_number, check_seed, load_config
+from .config import ScaledWarmStart, check_count, check_number, check_seed, config_file, load_config
 from .evaluate import crossplay, match, rating_table
 from .games import evaluation_info, game_info
 from .players import GUIDED, RUN
 from .runlog import result_lines
 from .search import budget_from
-
-# the default configs: inside the installed package (configs/ is packaged as training/configs), or
-# the configs/ folder of a source checkout
-CONFIG_DIRS = (
-    Path(__file__).resolve().parent / "configs",
-    Path(__file__).resolve().parent.parent / "configs",
-)
-
-
-def default_config(game: str) -> Path:
-    """The default training config of a game ("exposed" -> configs/exposed.yaml), from any folder."""
-    for folder in CONFIG_DIRS:
-        path = folder / f"{game}.yaml"
-        if path.is_file():
-            return path
-    known = sorted({p.stem for folder in CONFIG_DIRS if folder.is_dir() for p in folder.glob("*.yaml")})
-    raise ConfigError(f"no config file {game!r} and no default config for a game {game!r}; defaults: {known}")
-
-
-def config_file(text: str) -> Path:
-    """A config file path as given, else the default config of the game named `text`."""
-    path = Path(text)
-    if path.is_file():
-        return path
-    if path.is_dir():
-        raise ConfigError(
-            f"config file {text!r} is a directory, not a YAML file (to continue a run: --resume {text})"
-        )
-    if path.suffix in (".yaml", ".yml") or len(path.parts) > 1:
-        raise ConfigError(f"config file {text!r} does not exist")
-    return default_config(text)
-
 
 # `play` plays the agents against a person in the terminal: searches and trained runs only
 PLAY_AGENTS = ("search", GUIDED, RUN)

@@ -37,11 +37,12 @@ COPIED = {
 
 def fields(game: Expressions) -> dict:
     """Every field of the game, deep-copied (the rng as its state; layouts, which are built once per
-    player count and shared by every game, as themselves; so is the observer), to compare before and after."""
+    player count and shared by every game, as themselves; so is the observer), to compare before and
+    after; not the list of state names a clone keeps with the game (`_copied`, a cache)."""
     out = {
         k: v if isinstance(v, Layout | Observer) else copy.deepcopy(v)
         for k, v in game.__dict__.items()
-        if k != "rng"
+        if k not in ("rng", "_copied")
     }
     out["rng"] = game.rng.bit_generator.state
     return out

@@ -15,7 +15,8 @@ import pytest
 import yaml
 
 from envs.core import render
-from training.cli import default_config, main
+from training.cli import main
+from training.config import default_config
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = sorted(p.stem for p in (ROOT / "configs").glob("*.yaml"))
