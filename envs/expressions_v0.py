@@ -15,6 +15,13 @@ from envs.expressions.rules import Expressions
 
 raw_env, env = make_faces(Expressions)
 
+
+def harmony_minus_agony(game: Expressions) -> dict[str, float]:
+    """The score the rulebook keeps, per finished game: cards in Harmony minus cards in Agony (evaluate,
+    crossplay and benchmark cards report its mean beside the team's win rate)."""
+    return {"harmony_minus_agony": float(len(game.harmony) - len(game.agony))}
+
+
 SPEC = GameSpec(
     name="expressions",
     title="Expressions",
@@ -27,7 +34,10 @@ SPEC = GameSpec(
     ),
     benchmark_config={"num_players": 4},
     # the largest table, and two players beside OpenSpiel's two-player hanabi
-    extra={"benchmark_configs": [{"num_players": 5}, {"num_players": 4}, {"num_players": 2}]},
+    extra={
+        "benchmark_configs": [{"num_players": 5}, {"num_players": 4}, {"num_players": 2}],
+        "metrics": harmony_minus_agony,
+    },
     scripted_policy=lambda config, seat=0: ScriptedExpressionsPolicy(config),
     # a simulated game finished by the scripted team costs about 5 ms
     search=SearchDefaults(rollout="scripted", simulations=60),

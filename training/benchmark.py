@@ -124,12 +124,16 @@ def orders_disagree(card: dict) -> bool:
 def markdown(card: dict) -> str:
     """The card as a page a person reads."""
     p = card["protocol"]
+    games = (
+        f"{p['games']} games against random and scripted play, {p['search_games']} against the unguided "
+        f"search ({p['search_simulations']} simulations a decision), seats and sides rotated"
+        if "results" in card
+        else f"{p['games']} games of each team, the same deals for every team"
+    )
     lines = [
         f"# {card['agent']} on {card['game']} {' '.join(f'{k}={v}' for k, v in card['game_config'].items())}".rstrip(),
         "",
-        f"Protocol version {p['version']}: {p['games']} games against random and scripted play, "
-        f"{p['search_games']} against the unguided search ({p['search_simulations']} simulations a decision), "
-        f"seats and sides rotated, seed {p['seed']}; 95% intervals.",
+        f"Protocol version {p['version']}: {games}, seed {p['seed']}; 95% intervals.",
         "",
     ]
     if "results" in card:
@@ -156,14 +160,17 @@ def markdown(card: dict) -> str:
                 "Note: Elo and alpha-Rank order the players differently (the results are not transitive).",
             ]
     else:
-        lines += ["| team | win rate | 95% interval | measures |", "|---|---|---|---|"]
+        lines += [
+            "| team | win rate | 95% interval | mean return | the game's measures (means) |",
+            "|---|---|---|---|---|",
+        ]
         for group in ("team", "with_scripted_partners", "mixed"):
             for key, r in card[group].items():
                 extra = ", ".join(
                     f"{k[5:]}: {v:+.2f}" for k, v in r.items() if k.startswith("mean_") and k != "mean_return"
                 )
                 lines.append(
-                    f"| {key}{' (one seat)' if group == 'with_scripted_partners' else ''} | {r['win_rate']:.3f} | [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] | {extra} |"
+                    f"| {key}{' (one seat)' if group == 'with_scripted_partners' else ''} | {r['win_rate']:.3f} | [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] | {r['mean_return']:+.2f} | {extra} |"
                 )
     return "\n".join(lines) + "\n"
 
@@ -191,9 +198,14 @@ def leaderboard(folder: str | Path) -> str:
         "and give the command that trained the agent.",
         "",
     ]
-    for game in sorted({c["game"] for c in cards}):
-        mine = [c for c in cards if c["game"] == game]
-        lines += [f"## {game}", ""]
+
+    def table_of(card: dict) -> str:  # one table per game and configuration
+        options = " ".join(f"{k}={v}" for k, v in sorted(card["game_config"].items()))
+        return f"{card['game']} {options}".rstrip()
+
+    for title in sorted({table_of(c) for c in cards}):
+        mine = [c for c in cards if table_of(c) == title]
+        lines += [f"## {title}", ""]
         if "results" in mine[0]:
             lines += [
                 "| agent | protocol | vs random | vs scripted | vs search | Elo |",
@@ -210,12 +222,21 @@ def leaderboard(folder: str | Path) -> str:
                     f"| {c['agent']} | v{c['protocol']['version']} | {cell['random']} | {cell['scripted']} | {cell['search']} | {elo:+.0f} |"
                 )
         else:
-            lines += ["| agent | protocol | team win rate | with scripted partners |", "|---|---|---|---|"]
+            lines += [
+                "| agent | protocol | team win rate | mean return | the game's measures | with scripted partners |",
+                "|---|---|---|---|---|---|",
+            ]
             for c in mine:
-                team = c["team"][c["agent"]]["win_rate"]
+                team = c["team"][c["agent"]]
+                measures = ", ".join(
+                    f"{k[5:]} {v:+.2f}"
+                    for k, v in team.items()
+                    if k.startswith("mean_") and k != "mean_return"
+                )
                 partners = next(iter(c["with_scripted_partners"].values()), {}).get("win_rate")
                 lines.append(
-                    f"| {c['agent']} | v{c['protocol']['version']} | {team:.3f} | {'—' if partners is None else f'{partners:.3f}'} |"
+                    f"| {c['agent']} | v{c['protocol']['version']} | {team['win_rate']:.3f} | "
+                    f"{team['mean_return']:+.2f} | {measures} | {'—' if partners is None else f'{partners:.3f}'} |"
                 )
         lines.append("")
     if not cards:
