@@ -16,6 +16,7 @@ import numpy as np
 
 from envs.core import PositionError
 from envs.core.flow import Decide, Do
+from envs.core.position import ints_within
 
 from . import data as D
 from .vault import Vault
@@ -34,15 +35,6 @@ def _rule(ok: bool, message: str) -> None:
     """A rule a loaded position breaks (check_position)."""
     if not ok:
         raise PositionError(f"artifacts position breaks the rules: {message}")
-
-
-def _ints(value, length: int | None, low: int, high: int) -> bool:
-    """A list (or tuple) of plain ints in [low, high], of the given length if any."""
-    return (
-        (length is None or len(value) == length)
-        and all(type(x) is int for x in value)
-        and all(low <= x <= high for x in value)
-    )
 
 
 def _flags(value, length: int) -> bool:
@@ -117,30 +109,31 @@ class PositionRules:
             _flags(self.events_gone, D.NUM_EVENTS), f"events_gone must hold {D.NUM_EVENTS} true/false flags"
         )
         _rule(
-            _ints(self.roles.tolist(), n, 0, D.NUM_ROLES - 1)
+            ints_within(self.roles.tolist(), 0, D.NUM_ROLES - 1, n)
             and sorted(self.roles.tolist()) == list(self.chart),
             "the roles dealt differ from the role chart",
         )
         _rule(1 <= self.round <= D.MAX_ROUNDS, f"round {self.round} is not within 1..{D.MAX_ROUNDS}")
         _rule(
-            _ints(self.silenced_until, n, 0, self.round + D.MAX_SILENCE),
+            ints_within(self.silenced_until, 0, self.round + D.MAX_SILENCE, n),
             f"silenced_until must give each of the {n} seats a round within 0..round + {D.MAX_SILENCE}",
         )
         _rule(
-            _ints(self.ballots, n, -1, self.num_actions - 1),
+            ints_within(self.ballots, -1, self.num_actions - 1, n),
             f"ballots must give each of the {n} seats -1 or an action",
         )
         for name in ("storage", "sold", "discard"):
             _rule(
-                _ints(getattr(self, name), A, 0, D.PIECES_PER_ARTIFACT),
+                ints_within(getattr(self, name), 0, D.PIECES_PER_ARTIFACT, A),
                 f"{name} must count 0..5 pieces of each of the {A} artifacts",
             )
         _rule(
-            _ints(self.resources_bought, R, 0, D.MAX_PURCHASES),
+            ints_within(self.resources_bought, 0, D.MAX_PURCHASES, R),
             f"resources_bought must count each of the {R} resources within 0..{D.MAX_PURCHASES}",
         )
         _rule(
-            _ints(self.pile, None, 0, D.NUM_CARDS - 1), f"the draw pile holds card ids 0..{D.NUM_CARDS - 1}"
+            ints_within(self.pile, 0, D.NUM_CARDS - 1, None),
+            f"the draw pile holds card ids 0..{D.NUM_CARDS - 1}",
         )
         for name in ("first_seat", "drawer"):
             _rule(0 <= getattr(self, name) < n, f"{name} {getattr(self, name)} is not a seat")
@@ -148,7 +141,7 @@ class PositionRules:
         for name in ("order", "voting"):  # (seat order from the drawer: order's first is checked below)
             seats = getattr(self, name)
             _rule(
-                _ints(seats, None, 0, n - 1) and len(set(seats)) == len(seats),
+                ints_within(seats, 0, n - 1, None) and len(set(seats)) == len(seats),
                 f"{name} must list distinct seats",
             )
             _rule(
@@ -173,12 +166,12 @@ class PositionRules:
         _rule(self.num_decisions >= 0, "num_decisions is negative")
         _rule(all(type(line) is str for line in self.log), "the log holds text lines")
         _rule(
-            all(type(p) is tuple and _ints(p, 2, 0, n - 1) and p[0] != p[1] for p in self.peeks),
+            all(type(p) is tuple and ints_within(p, 0, n - 1, 2) and p[0] != p[1] for p in self.peeks),
             "peeks must list (checker, checked) pairs of two different seats",
         )
         _rule(
             all(
-                type(d) is tuple and _ints(d, 4, 0, D.NUM_EVENTS + D.MAX_ROUNDS + D.MAX_DELAY)
+                type(d) is tuple and ints_within(d, 0, D.NUM_EVENTS + D.MAX_ROUNDS + D.MAX_DELAY, 4)
                 for d in self.delayed
             ),
             "delayed must list (event, resolve round, drawn round, Ballot Box) entries",
@@ -297,7 +290,7 @@ class PositionRules:
                 _rule(options == (), f"check {i} is fixed by the seating: its checker chose no seat")
                 continue
             _rule(
-                _ints(options, None, 0, n - 1)
+                ints_within(options, 0, n - 1, None)
                 and list(options) == sorted(set(options))
                 and who not in options
                 and whom in options,
@@ -315,7 +308,7 @@ class PositionRules:
         )
         configs = vault.configs
         _rule(
-            all(type(c) is tuple and _ints(c, 2 * A, 0, D.PIECES_PER_ARTIFACT) for c in configs),
+            all(type(c) is tuple and ints_within(c, 0, D.PIECES_PER_ARTIFACT, 2 * A) for c in configs),
             "the vault lists (Sold, Discard) vectors of piece counts",
         )
         _rule(

@@ -362,6 +362,31 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+# ----- checks a game's check_position shares ------------------------------------------------------------
+def ints_within(values: Any, low: int, high: int | None = None, length: int | None = None) -> bool:
+    """Whether `values` holds integers (not booleans) in low..high (no upper bound when high is None),
+    `length` of them when given."""
+    if length is not None and len(values) != length:
+        return False
+    return all(is_int(x) and x >= low and (high is None or x <= high) for x in values)
+
+
+def check_ints(name: str, values: Any, low: int, high: int | None = None, length: int | None = None) -> None:
+    """PositionError naming the state value `name` unless it holds integers in low..high (`length` of
+    them when given)."""
+    if length is not None and len(values) != length:
+        raise PositionError(f"{name} must hold {length} integers, not {len(values)}")
+    for x in values:
+        if not ints_within((x,), low, high):
+            raise PositionError(
+                f"{name} holds {x!r}; it must be an integer in {low}..{'' if high is None else high}"
+            )
+
+
+def is_int(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
 # ----- position files ----------------------------------------------------------------------------------
 MAX_FILE_BYTES = 50 * 2**20  # far above any game's position; a bigger file is not one
 

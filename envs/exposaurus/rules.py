@@ -44,7 +44,7 @@ from envs.core import ActionGroup, ConfigError, Game, GameType, Layout, PieceSpe
 from envs.core.config import require_choice, require_range
 from envs.core.flow import Decide, Do, TurnFlow, check_handlers
 from envs.core.observer import Observer
-from envs.core.position import Definition
+from envs.core.position import Definition, check_ints
 
 from . import render
 from .data import (
@@ -300,13 +300,10 @@ def definition(n: int, die_variant: bool) -> ExposaurusDefinition:
 ROTATED = tuple(tuple(rotated_edges(t, rot) for rot in range(4)) for t in range(NUM_TILES))
 
 
-def _ints(name: str, values: list | tuple, length: int, low: int, high: int, kind: type = list) -> None:
-    """A stored list (or tuple) of `length` integers within low..high, or PositionError naming it."""
-    if type(values) is not kind or len(values) != length:
-        raise PositionError(f"{name} must be a {kind.__name__} of {length} integers")
-    for value in values:
-        if type(value) is not int or not low <= value <= high:
-            raise PositionError(f"{name} holds {value!r}; it must be an integer in {low}..{high}")
+def _row_of(name: str, row: object, kind: type) -> None:
+    """A museum or gem row is the container the rules change it as (a tuple replaced whole, a list)."""
+    if type(row) is not kind:
+        raise PositionError(f"{name} must be a {kind.__name__} of integers")
 
 
 def best_assignment(gems: list[int], sizes: list[int]) -> int:
@@ -1091,27 +1088,28 @@ class Exposaurus(Game):
         ids, cells, seats, counts, the turn flow's frames), so that deriving the caches reads nothing
         out of range. The rules relating the values are `check_position`'s."""
         n, top = self.num_players, GEMS_PER_COLOUR[self.num_players]
-        _ints("player", [self.player], 1, 0, n - 1)
-        _ints("die_value", [self.die_value], 1, 0, DIE_SIDES)
-        _ints("pending", [self.pending], 1, -1, NUM_TILES - 1)
-        _ints("yellow", [self.yellow], 1, 0, MAX_GEM_CHOICES)
-        _ints("discoveries", [self.discoveries], 1, 0, MAX_DISCOVERIES)
-        _ints("final_left", [self.final_left], 1, 0, n - 1)
-        _ints("quits", [self.quits], 1, 0, n)
-        _ints("num_decisions", [self.num_decisions], 1, 0, 10**9)
+        check_ints("player", [self.player], 0, n - 1, 1)
+        check_ints("die_value", [self.die_value], 0, DIE_SIDES, 1)
+        check_ints("pending", [self.pending], -1, NUM_TILES - 1, 1)
+        check_ints("yellow", [self.yellow], 0, MAX_GEM_CHOICES, 1)
+        check_ints("discoveries", [self.discoveries], 0, MAX_DISCOVERIES, 1)
+        check_ints("final_left", [self.final_left], 0, n - 1, 1)
+        check_ints("quits", [self.quits], 0, n, 1)
+        check_ints("num_decisions", [self.num_decisions], 0, 10**9, 1)
         for name in ("stock", "display"):
             tiles = getattr(self, name)
-            _ints(name, tiles, len(tiles), 0, NUM_TILES - 1)
-        _ints("marker", self.marker, NUM_TILES, M_NONE, M_DISC)
-        _ints("marker_owner", self.marker_owner, NUM_TILES, -1, n - 1)
+            check_ints(name, tiles, 0, NUM_TILES - 1, len(tiles))
+        check_ints("marker", self.marker, M_NONE, M_DISC, NUM_TILES)
+        check_ints("marker_owner", self.marker_owner, -1, n - 1, NUM_TILES)
         for name in ("camp", "museum_sci", "field_sci", "national"):
-            _ints(name, getattr(self, name), n, 0, SCIENTISTS)
-        _ints("disc", self.disc, n, DISC_UNUSED, DISC_SPENT)
-        _ints("supply", self.supply, NUM_GEM_COLOURS, 0, top)
+            check_ints(name, getattr(self, name), 0, SCIENTISTS, n)
+        check_ints("disc", self.disc, DISC_UNUSED, DISC_SPENT, n)
+        check_ints("supply", self.supply, 0, top, NUM_GEM_COLOURS)
         if not (type(self.gems) is list and len(self.gems) == n):
             raise PositionError(f"gems must hold one list per seat ({n})")
         for p, row in enumerate(self.gems):
-            _ints(f"gems[{p}]", row, NUM_GEM_COLOURS, 0, top)
+            _row_of(f"gems[{p}]", row, list)
+            check_ints(f"gems[{p}]", row, 0, top, NUM_GEM_COLOURS)
         if not (
             type(self.paleo) is list and len(self.paleo) == n and all(type(x) is bool for x in self.paleo)
         ):
@@ -1125,7 +1123,8 @@ class Exposaurus(Game):
             if not (type(rows) is list and len(rows) == n):
                 raise PositionError(f"{name} must hold one list per seat ({n})")
             for p, row in enumerate(rows):
-                _ints(f"{name}[{p}]", row, len(row) if length is None else length, low, high, tuple)
+                _row_of(f"{name}[{p}]", row, tuple)
+                check_ints(f"{name}[{p}]", row, low, high, len(row) if length is None else length)
         for p, cells in enumerate(self.tiles_of):
             filled = [cell for cell in range(CELLS) if self.grid[p][cell] >= 0]
             if sorted(cells) != filled or len(cells) > END_TILES:

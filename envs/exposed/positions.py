@@ -25,6 +25,7 @@ import numpy as np
 
 from envs.core import PositionError
 from envs.core.flow import Decide, Do
+from envs.core.position import check_ints, is_int
 
 from .actions import ActionRules
 from .data import COPS_MAX, GUESTS, ITEM_CHOICES, ITEM_GUEST, MOST_REPEATS
@@ -55,20 +56,6 @@ STEPS = {
 # what may wait above the ACTION decision, by kind, before the action: the Soldier's free Move (its
 # first or its second swap) and the Pilot's swap, pushed under it
 BEFORE_THE_ACTION = ((), (MOVE1,), (PILOT,), (MOVE1, PILOT), (MOVE2,))
-
-
-def _is_int(x) -> bool:
-    return type(x) is int or isinstance(x, np.integer)
-
-
-def _ints(name: str, values: list, low: int, high: int | None = None, length: int | None = None) -> None:
-    """Every item of the state list `name` is an integer in low..high - 1 (and `length` of them)."""
-    if length is not None and len(values) != length:
-        raise PositionError(f"{name} must hold {length} values, not {len(values)}")
-    for x in values:
-        if not _is_int(x) or x < low or (high is not None and x >= high):
-            within = f"{low}..{high - 1}" if high is not None else f"at least {low}"
-            raise PositionError(f"{name} holds {x!r}: not an integer {within}")
 
 
 def _names(guests) -> str:
@@ -162,7 +149,7 @@ class PositionRules:
         if not np.array_equal(np.sort(self.guest_on), self._arange_t):
             raise PositionError(f"guest_on must place each of the {t} Guests on one cell")
         for name in ("ident", "deck", "marks", "stolen", "discard"):
-            _ints(name, getattr(self, name), 0, t, n if name == "ident" else None)
+            check_ints(name, getattr(self, name), 0, t - 1, n if name == "ident" else None)
         cards = Counter([*self.ident, *self.deck, *self.marks, *self.stolen, *self.discard])
         twice = sorted(g for g, k in cards.items() if k > 1)
         missing = sorted(set(range(t)) - cards.keys())
@@ -173,9 +160,9 @@ class PositionRules:
             )
         if len(self.marks) > self.num_marks:
             raise PositionError(f"at most {self.num_marks} Marks are in play, not {len(self.marks)}")
-        _ints("deck_seen", self.deck_seen, 0, 1 << n, len(self.deck))
-        _ints("stash", self.stash, 0, None, n)
-        _ints("lost_found", [self.lost_found], 0)
+        check_ints("deck_seen", self.deck_seen, 0, (1 << n) - 1, len(self.deck))
+        check_ints("stash", self.stash, 0, None, n)
+        check_ints("lost_found", [self.lost_found], 0, None)
         if (self.wallets_on < 0).any():
             raise PositionError("wallets_on: a tile never holds a negative number of Wallets")
         if self._wallets_now() < self.initial_wallets:
@@ -183,10 +170,10 @@ class PositionRules:
                 f"the table holds {self._wallets_now()} Wallets (tiles, Stashes, Lost & Found), fewer than "
                 f"the {self.initial_wallets} of the set-up: no Wallet ever leaves the game"
             )
-        _ints("known_by", self.known_by, 0, 1 << n, n)
+        check_ints("known_by", self.known_by, 0, (1 << n) - 1, n)
         if any(self.known_by[p] >> p & 1 for p in range(n)):
             raise PositionError("known_by: no player is shown their own card")
-        _ints("epoch", self.epoch, 0, None, n)
+        check_ints("epoch", self.epoch, 0, None, n)
         pilot_soldier, cops = self.kept[:, :2], self.kept[:, 2]
         if not ((pilot_soldier >= 0) & (pilot_soldier <= 1)).all():
             raise PositionError("kept: a player keeps the Pilot, the Soldier, once or not at all")
@@ -196,10 +183,10 @@ class PositionRules:
             )
         self._check_moves()
         self._check_dentist_records()
-        _ints("item_cells", self.item_cells, 0, t)
-        _ints("item_seats", self.item_seats, 0, n)
-        _ints("item_in_use", [self.item_in_use], -1, t)
-        _ints("winners", self.winners, 0, n)
+        check_ints("item_cells", self.item_cells, 0, t - 1)
+        check_ints("item_seats", self.item_seats, 0, n - 1)
+        check_ints("item_in_use", [self.item_in_use], -1, t - 1)
+        check_ints("winners", self.winners, 0, n - 1)
 
     def _check_moves(self) -> None:
         """latest_move: for each player, the swaps of their latest Move (two at most), each (edge, the
@@ -213,8 +200,8 @@ class PositionRules:
             for swap in swaps:
                 if type(swap) is not tuple or len(swap) != 3:
                     raise PositionError(f"latest_move[{q}]: a swap is (edge, Guest, Guest), not {swap!r}")
-                _ints(f"latest_move[{q}]", [swap[0]], 0, self.num_edges)
-                _ints(f"latest_move[{q}]", list(swap[1:]), 0, t)
+                check_ints(f"latest_move[{q}]", [swap[0]], 0, self.num_edges - 1)
+                check_ints(f"latest_move[{q}]", list(swap[1:]), 0, t - 1)
                 if swap[1] == swap[2]:
                     raise PositionError(f"latest_move[{q}]: a swap moves two different tiles")
 
@@ -226,8 +213,8 @@ class PositionRules:
             if type(record) is not tuple or len(record) != 5:
                 raise PositionError(f"a Dentist record is (asker, target, epoch, line, grid), not {record!r}")
             asker, target, epoch, line, snap = record
-            _ints("a Dentist record", [asker, target], 0, n)
-            _ints("a Dentist record's line", [line], 0, 2 * self.side)
+            check_ints("a Dentist record", [asker, target], 0, n - 1)
+            check_ints("a Dentist record's line", [line], 0, 2 * self.side - 1)
             if asker == target or epoch != self.epoch[target]:
                 raise PositionError(
                     f"a Dentist answer comes from another player ({asker} asked {target}), about the card "
@@ -352,7 +339,7 @@ class PositionRules:
                     raise PositionError(
                         f"frame {i}: {frame.run.__qualname__} for {x!r}: not the stolen card, or not the player to act"
                     )
-                if role == "seat" and (not _is_int(x) or not 0 <= x < n or x == turn):
+                if role == "seat" and (not is_int(x) or not 0 <= x < n or x == turn):
                     raise PositionError(f"frame {i}: {frame.run.__qualname__}: {x!r} is not another player")
                 if role == "captain" and x != ITEM_GUEST["captain"]:
                     raise PositionError(f"frame {i}: the Captain's next payment names the Captain, not {x!r}")
@@ -404,7 +391,7 @@ class PositionRules:
     def _check_second_swap(self, i: int, p: int, edge) -> None:
         """A second swap waits right after the first: p's latest Move is that one swap (`edge`), its
         two tiles still where it put them."""
-        if not _is_int(edge) or not 0 <= edge < self.num_edges:
+        if not is_int(edge) or not 0 <= edge < self.num_edges:
             raise PositionError(f"frame {i}: {edge!r} is not a swap (0..{self.num_edges - 1})")
         a, b = self.edges[edge]
         if self.latest_move[p] != ((edge, self.guest_on[a], self.guest_on[b]),):
@@ -416,7 +403,7 @@ class PositionRules:
         """An item step: a kind of choice of the item in use, its arguments in range (the user p, the
         item's Guest, ...: items.STEP_ARGS), and its details those the arguments give (`_step`)."""
         if type(step) is not ItemStep or not all(
-            map(_is_int, (step.kind, step.line, step.tile, step.player, step.left))
+            map(is_int, (step.kind, step.line, step.tile, step.player, step.left))
         ):
             raise PositionError(f"frame {i}: an item step is an ItemStep of integers, not {step!r}")
         if not 0 <= step.kind < len(ITEM_CHOICES):
@@ -431,7 +418,7 @@ class PositionRules:
         if (
             type(args) is not tuple
             or len(args) != len(roles)
-            or not all(map(_is_int, args + step.allowed_args))
+            or not all(map(is_int, args + step.allowed_args))
         ):
             raise PositionError(
                 f"frame {i}: the {item}'s step takes {len(roles)} integers ({', '.join(roles)})"
