@@ -255,6 +255,35 @@ class TeacherConfig:
 
 
 @dataclass
+class ExpertConfig:
+    # Expert iteration (training/expert.py): every `every` iterations the guided search (the current
+    # policy as its prior, its critic at the leaves) plays `games` games; after every PPO update the
+    # policy learns the search's visit distributions and the critic the games' returns on the last
+    # `rounds` rounds' positions. Needs a feed-forward network (net.kind mlp or layout).
+    games: int = 0  # search games per round (0 = off)
+    every: int = 1  # PPO iterations between rounds
+    simulations: int = 32  # search simulations per decision
+    # share of a competitive game's rounds in which the searched side faces the scripted players (the
+    # rest: the search plays every seat)
+    scripted: float = 0.5
+    rounds: int = 4  # rounds whose positions the distillation keeps
+    epochs: int = 1  # passes over the kept positions after each update
+    minibatch: int = 256
+    coef: float = 1.0  # the distillation loss's weight
+    value_coef: float = 0.5  # the critic's share of it
+    start: float = 0.0  # share of total_steps before the first round
+
+    def validate(self) -> None:
+        check_count("expert.games", self.games, 0, " (0 = off)")
+        for name in ("every", "simulations", "rounds", "epochs", "minibatch"):
+            check_count(f"expert.{name}", getattr(self, name))
+        for name in ("scripted", "start"):
+            check_number(f"expert.{name}", getattr(self, name), 0, 1)
+        check_number("expert.coef", self.coef, 0, low_open=True)
+        check_number("expert.value_coef", self.value_coef, 0)
+
+
+@dataclass
 class TrainConfig:
     game: str = ""  # registered name ("expressions") or "module:ATTR" naming a GameSpec
     game_config: dict = field(default_factory=dict)
@@ -277,6 +306,7 @@ class TrainConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     teacher: TeacherConfig = field(default_factory=TeacherConfig)
+    expert: ExpertConfig = field(default_factory=ExpertConfig)
     backend: str = "native"  # "native" (this package's PPO) or "rllib" (RLlib's PPO on Ray)
     # options of backend=rllib (training/rllib/options.py), e.g. rllib.num_env_runners=4; that backend
     # checks them (this module never imports it), the native one ignores them
@@ -299,7 +329,7 @@ class TrainConfig:
                 "at least one game"
             )
         check_device(self.device)
-        for part in (self.net, self.ppo, self.opponents, self.eval, self.pretrain, self.teacher):
+        for part in (self.net, self.ppo, self.opponents, self.eval, self.pretrain, self.teacher, self.expert):
             part.validate()
 
     def to_dict(self) -> dict[str, Any]:

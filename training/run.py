@@ -109,6 +109,11 @@ def run_game(config: TrainConfig) -> GameInfo:
         raise ConfigError(f"pretrain.games needs a scripted baseline; {info.spec.name} has none")
     if config.teacher.coef and info.spec.scripted_policy is None:
         raise ConfigError(f"teacher.coef needs a scripted baseline; {info.spec.name} has none")
+    if config.expert.games and config.net.kind == "gru":
+        raise ConfigError(
+            "expert.games needs a feed-forward network (net.kind mlp or layout): the search starts from "
+            "positions, and a recurrent network's memory of the game so far is not part of one"
+        )
     return info
 
 

@@ -23,7 +23,9 @@ from . import checkpoint as ckpt
 from .actors import NetActor
 from .config import TrainConfig
 from .device import fused_adam, resolve_device
+from .expert import Teacher
 from .nets import PolicyNet
+from .policy import Policy
 from .pool import OpponentPool
 from .ppo import ppo_update
 from .pretrain import pretrain
@@ -70,6 +72,10 @@ class Trainer(Backend):
         self.actors = {"learner": NetActor(self.acting, name="learner"), **opponent_actors(config, info)}
         # the scripted baseline as a teacher of the learner's own decisions (teacher.coef > 0)
         self.teacher = info.scripted(0) if config.teacher.coef > 0 else None
+        # the guided search as a teacher: its games' visit distributions distilled after each update
+        self.expert = (
+            Teacher(config.expert, info, p.reward_scale, config.seed) if config.expert.games else None
+        )
         self.seating = Seating(info, self.pool, self.actors, self._network, self._record)
         # the games: num_envs at once, every learner decision recorded; in this process, or spread over
         # rollout workers that seat the same opponents from a replica of the pool
@@ -120,6 +126,8 @@ class Trainer(Backend):
         self.net.train()
         stats = ppo_update(self.net, self.optimizer, batch, p, self.rng, teacher_coef)
         self._sync_acting()
+        if self.expert is not None:  # search -> distil, from the policy PPO just improved
+            stats |= self._expert_step()
         if self.teacher is not None:
             stats["teacher/coef"] = teacher_coef
         self.iteration += 1
@@ -153,6 +161,21 @@ class Trainer(Backend):
         for r in rows:
             labels[r] = self.teacher(batch.obs[r], batch.mask[r])
         return labels
+
+    def _expert_step(self) -> dict[str, float]:
+        """A round of search games when due (on the workers when there are), then the distillation of
+        the kept rounds into the network."""
+        expert = self.expert
+        if expert.due(self.iteration, self.runner.decisions, self.config.total_steps):
+            if isinstance(self.runner, ParallelRunner):
+                workers = self.runner.start()
+                expert.play(Policy(self.acting), workers, self.runner.learner_update())
+            else:
+                expert.play(Policy(self.acting))
+        self.net.train()
+        stats = expert.distil(self.net, self.optimizer, self.rng)
+        self._sync_acting()
+        return stats
 
     def _game_stats(self) -> dict[str, float]:
         stats = {f"live_win_rate/{k}": float(np.mean(v)) for k, v in self.live.items() if len(v)}
@@ -226,6 +249,8 @@ class Trainer(Backend):
             # snapshots already dropped from the pool but still seated in games in progress
             "seated_snapshots": self.seating.seated_snapshots(),
         }
+        if self.expert is not None:  # (the kept rounds are not: a resumed run plays new ones)
+            state["expert"] = self.expert.state_dict()
         state["runner"] = self.runner.state_dict()  # the games in progress as seeds and moves
         return state
 
@@ -241,6 +266,8 @@ class Trainer(Backend):
         self.episode_returns = deque(state["episode_returns"], maxlen=LIVE)
         self.episode_truncated = deque(state.get("episode_truncated", []), maxlen=LIVE)
         self.episodes = state["episodes"]
+        if self.expert is not None:
+            self.expert.load_state_dict(state.get("expert", {}))
         played_by = len(state["runner"].get("workers", [None]))
         if played_by != self.config.workers:  # the games in progress cannot move between workers
             warnings.warn(

@@ -33,8 +33,10 @@ from .actors import NetActor
 from .checkpoint import CheckpointError
 from .config import from_dict
 from .evaluate import play_games
+from .expert import play_round
 from .games import game_info, spec_info
 from .nets import PolicyNet
+from .policy import Policy
 from .pool import OpponentPool
 from .pretrain import collect_scripted
 from .runner import Batch, Runner, chain_layout
@@ -141,6 +143,15 @@ class RolloutWorker(GameWorker):
             "seconds": time.perf_counter() - began,  # this worker's own time (benchmarks/workers.py)
         }
 
+    def play_expert_round(self, update: dict, games: int, seed, reward_scale: float, uses_state: bool):
+        """This worker's share of an expert-iteration round (`training.expert.play_round`), searched with
+        the learner's weights of `update`."""
+        self.net.load_state_dict(as_tensors(update["learner"]))
+        with torch.no_grad():
+            return play_round(
+                self.info, Policy(self.net), self.config.expert, reward_scale, games, seed, uses_state
+            )
+
     def state_dict(self) -> dict:
         return {"runner": self.runner.state_dict(), "seated": self.seating.seated_snapshots()}
 
@@ -222,6 +233,10 @@ class ParallelRunner:
             "pool_stats": state["stats"],
             "next_id": state["next_id"],
         }
+
+    def learner_update(self) -> dict:
+        """The learner's weights alone, as the workers take them (`RolloutWorker.play_expert_round`)."""
+        return {"learner": as_arrays(self.net.state_dict())}
 
     def collect(self, steps: int, gamma: float, lam: float) -> Batch:
         workers = self.start()

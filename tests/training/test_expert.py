@@ -1,0 +1,156 @@
+"""Expert iteration (training/expert.py): the guided search's games as training targets - what a round
+records, that distillation moves the policy to the search's choice, and the run loop around it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from envs.core import ConfigError
+from training.config import ExpertConfig, NetConfig
+from training.expert import Lessons, distil, play_round
+from training.games import game_info
+from training.nets import PolicyNet
+from training.policy import Policy
+from training.trainer import Trainer, resume
+
+from .helpers import TOY, tiny_config
+
+PILE, PERIOD = 11, 4  # the toy game's pile and max_take + 1
+
+
+def _net(info, seed: int = 0) -> PolicyNet:
+    torch.manual_seed(seed)
+    return PolicyNet(info.net_shape, NetConfig(hidden=[32], critic_hidden=[32]))
+
+
+def _piles(lessons: Lessons) -> np.ndarray:
+    return np.argmax(lessons.obs[:][:, : PILE + 1], axis=1)
+
+
+def _round(info, net, games=12, seed=0, **expert) -> Lessons:
+    cfg = ExpertConfig(games=games, **({"simulations": 200, "scripted": 0.0} | expert))
+    with torch.no_grad():
+        return play_round(info, Policy(net), cfg, 1.0, games, [seed], uses_state=False)
+
+
+def test_a_round_records_each_searched_decision_with_its_visit_distribution():
+    info = game_info(TOY, {})
+    lessons = _round(info, _net(info))
+    assert len(lessons) > 0
+    np.testing.assert_allclose(lessons.target.sum(1), 1.0, rtol=1e-6)
+    assert not (lessons.target[~lessons.mask] > 0).any(), "visits on an illegal action"
+    assert (lessons.mask.sum(1) > 1).all(), "a forced move was recorded"
+    # two-player Nim pays +1 / -1: a seat's return from a decision to the end is its final result
+    assert set(np.unique(lessons.returns)) <= {-1.0, 1.0}
+    assert (lessons.searched_result == -1).all()  # no game against the scripted players
+
+
+def test_the_search_finds_the_winning_moves_its_policy_does_not_know():
+    info = game_info(TOY, {})
+    lessons = _round(info, _net(info))
+    piles = _piles(lessons)
+    # a pile with a winning move (take pile % 4) that 200 simulations search to the end
+    winning = (piles % PERIOD != 0) & (piles <= 7)
+    searched = np.argmax(lessons.target, 1)[winning] + 1
+    assert winning.sum() >= 10 and np.mean(searched == piles[winning] % PERIOD) >= 0.95
+    with torch.no_grad():  # the untrained policy that guided it does not know them
+        logits, _ = _net(info).evaluate_flat(torch.from_numpy(lessons.obs[:]), torch.from_numpy(lessons.mask))
+    prior = logits.argmax(-1).numpy()[winning] + 1
+    assert np.mean(prior == piles[winning] % PERIOD) <= 0.7
+
+
+def test_distilling_a_round_moves_the_policy_to_the_search_s_choice():
+    info = game_info(TOY, {})
+    net = _net(info)
+    lessons = _round(info, net)
+
+    @torch.no_grad()
+    def divergence() -> float:
+        """KL(search's visit distribution || policy), averaged over the positions."""
+        logits, _ = net.evaluate_flat(torch.from_numpy(lessons.obs[:]), torch.from_numpy(lessons.mask))
+        log_policy = torch.log_softmax(logits, -1).numpy()
+        t = lessons.target
+        return float((t * (np.log(np.where(t > 0, t, 1.0)) - log_policy)).sum(1).mean())
+
+    before = divergence()
+    optimizer = torch.optim.Adam(net.parameters(), lr=3e-3)
+    cfg = ExpertConfig(games=1, epochs=60, minibatch=64)
+    stats = distil(net, optimizer, lessons, cfg, 1.0, np.random.default_rng(0))
+    assert divergence() < before / 3
+    assert stats["expert/positions"] == len(lessons) and stats["expert/cross_entropy"] > 0
+
+
+def test_against_the_scripted_players_only_the_searched_side_is_recorded():
+    info = game_info(TOY, {"num_players": 4, "teams": True})  # seats 0 and 2 against 1 and 3
+    lessons = _round(info, _net(info), games=10, scripted=1.0, simulations=20)
+    assert len(lessons.searched_result) == 10 and set(lessons.searched_result) <= {0.0, 0.5, 1.0}
+    sides = {int(g): set((lessons.seat[lessons.game == g] % 2).tolist()) for g in np.unique(lessons.game)}
+    assert all(len(side) == 1 for side in sides.values()), sides
+    assert {next(iter(side)) for side in sides.values()} == {0, 1}  # each side gets searched
+    everyone = _round(info, _net(info), games=10, scripted=0.0, simulations=20)
+    assert all(set((everyone.seat[everyone.game == g] % 2).tolist()) == {0, 1} for g in range(10))
+
+
+def test_a_cooperative_round_searches_every_seat():
+    info = game_info(TOY, {"num_players": 3, "cooperative": True})
+    lessons = _round(info, _net(info), games=4, simulations=20)
+    assert len(lessons) > 0 and (lessons.searched_result == -1).all()
+
+
+def test_expert_options_are_checked():
+    with pytest.raises(ConfigError, match="expert.games"):
+        ExpertConfig(games=-1).validate()
+    with pytest.raises(ConfigError, match="expert.scripted"):
+        ExpertConfig(scripted=1.5).validate()
+    with pytest.raises(ConfigError, match="expert.coef"):
+        ExpertConfig(coef=0.0).validate()
+
+
+def test_a_recurrent_network_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="feed-forward"):
+        Trainer(tiny_config(tmp_path / "r", "expert.games=2", "net.kind=gru"), log=False)
+
+
+def test_the_rllib_backend_names_expert_iteration_as_unsupported(tmp_path):
+    from training.rllib.options import RLlibConfig, unsupported
+
+    config = tiny_config(tmp_path / "r", "expert.games=2")
+    problems = unsupported(config.net, RLlibConfig(), "cpu", 0.0, config.expert.games)
+    assert any("expert.games" in p for p in problems)
+
+
+EXPERT_RUN = ("expert.games=4", "expert.simulations=16", "total_steps=512")
+
+
+def test_a_run_with_expert_iteration_logs_its_rounds_and_resumes(tmp_path):
+    trainer = Trainer(tiny_config(tmp_path / "e", *EXPERT_RUN), log=False)
+    stats = trainer.iterate()
+    assert stats["expert/decisions"] > 0 and stats["expert/positions"] == stats["expert/decisions"]
+    assert 0.0 <= stats["expert/agreement"] <= 1.0
+    trainer.train()
+    rounds = trainer.expert.played
+    assert rounds == trainer.iteration  # expert.every=1: a round after every update
+    again = resume(tmp_path / "e", {"total_steps": 1024})
+    assert again.expert.played == rounds
+    again.train()
+    assert again.expert.played == again.iteration
+
+
+def test_the_same_seed_gives_the_same_expert_run(tmp_path):
+    weights = []
+    for name in ("a", "b"):
+        trainer = Trainer(tiny_config(tmp_path / name, *EXPERT_RUN), log=False)
+        trainer.train()
+        weights.append(trainer.policy().state_dict())
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+def test_rounds_are_played_on_the_rollout_workers(tmp_path):
+    trainer = Trainer(tiny_config(tmp_path / "w", *EXPERT_RUN, "workers=2"), log=False)
+    try:
+        stats = trainer.iterate()
+    finally:
+        trainer.close()
+    assert stats["expert/decisions"] > 0

@@ -1,0 +1,267 @@
+"""Expert iteration: the guided search as the policy's teacher (Anthony, Tian & Barber 2017; AlphaZero).
+
+Every `expert.every` PPO iterations a round of `expert.games` games is played by the guided search
+(`training.search.guided_search`: the current policy's probabilities as the prior, its critic at the
+leaves, `expert.simulations` simulations a decision). Each searched decision is recorded with the
+search's visit distribution at the root and the deciding seat's return from there to the end. After
+every PPO update the policy learns the visit distributions (cross-entropy) and the critic the returns
+(squared error) on the positions of the last `expert.rounds` rounds, so the improved policy guides the
+next round's search: a policy-improvement operator (search) followed by a projection (distillation).
+
+Who sits where:
+- competitive games: in an `expert.scripted` share of the games the searched side plays against the
+  scripted players and the tree plays those seats as they play (`others`: the search knows whom it
+  faces, as PPO's learner meets them in its mix); in the rest the search plays every seat and
+  searches each seat's choices alike (AlphaZero's self-play);
+- a cooperative game: the search plays every seat and assumes its teammates play the current policy
+  (sampled from it), as `search:RUN` does. That assumes a convention the policy already holds: each
+  seat's search improves its own move against teammates who keep playing the policy, not against
+  teammates who search too.
+
+The search reads a game only through `resample_hidden`, so the positions it teaches from are decided
+on the seat's information alone; the recorded observation is the seat's own.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from envs.core.search import SearchBudget, policy_rollout
+from envs.core.workers import split, stream
+
+from .policy import Policy
+from .pretrain import SparseRows, _DenseRecorder, _SparseRecorder
+from .search import guided_search, policy_guides, sampled
+
+
+@dataclass
+class Lessons:
+    """Searched decisions: the seat's observation (and the state, for a central critic), the legal
+    mask, the search's visit distribution over actions, and the seat's return from there to the end."""
+
+    obs: SparseRows
+    state: SparseRows
+    mask: np.ndarray  # bool, rows x actions
+    target: np.ndarray  # float32, rows x actions: root visits / simulations
+    returns: np.ndarray  # float32
+    seat: np.ndarray  # int64: the deciding seat
+    game: np.ndarray  # int64: the game of the round it was decided in
+    searched_result: (
+        np.ndarray
+    )  # per game: the searched side's result against the scripted one, -1: self-play
+
+    def __len__(self) -> int:
+        return len(self.returns)
+
+    @classmethod
+    def join(cls, parts: list[Lessons]) -> Lessons:
+        return cls(
+            obs=SparseRows.concatenate([p.obs for p in parts]),
+            state=SparseRows.concatenate([p.state for p in parts]),
+            mask=np.concatenate([p.mask for p in parts]),
+            target=np.concatenate([p.target for p in parts]),
+            returns=np.concatenate([p.returns for p in parts]),
+            seat=np.concatenate([p.seat for p in parts]),
+            game=np.concatenate(
+                [p.game + sum(len(q.searched_result) for q in parts[:i]) for i, p in enumerate(parts)]
+            ),
+            searched_result=np.concatenate([p.searched_result for p in parts]),
+        )
+
+
+def searchers(info, policy: Policy, cfg, reward_scale: float, seed) -> tuple:
+    """(self-play search, search against the scripted players) for one round; the second is None when
+    the game has no scripted players or the config gives them no share."""
+    budget = SearchBudget(simulations=cfg.simulations)
+    rng = np.random.default_rng(seed)
+    every_seat = guided_search(
+        policy, budget, int(rng.integers(2**63)), reward_scale, info.cooperative, name="expert"
+    )
+    if info.cooperative or not cfg.scripted or info.spec.scripted_policy is None:
+        return every_seat, None
+    facing = guided_search(policy, budget, int(rng.integers(2**63)), reward_scale, False, name="expert")
+    return every_seat, facing
+
+
+def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed, uses_state: bool) -> Lessons:
+    """`games` games of a round, each searched decision recorded (`Lessons`)."""
+    rng = np.random.default_rng(seed)
+    every_seat, facing = searchers(info, policy, cfg, reward_scale, rng.integers(2**63))
+    obs, states, masks, targets = _SparseRecorder(), _SparseRecorder(), _DenseRecorder(bool), []
+    returns, results, seats, played = array("d"), array("d"), array("q"), array("q")
+    for j in range(games):
+        game = info.new_game(int(rng.integers(2**63)))
+        teams = info.teams_of(game)
+        against_scripted = facing is not None and rng.random() < cfg.scripted
+        if against_scripted:
+            side = teams[int(rng.integers(len(teams)))]
+            searched = [t == side for t in teams]
+            search = facing
+            search.others = _scripted_others(info, searched, policy)
+        else:
+            searched, search = [True] * len(teams), every_seat
+        rows = []  # (seat, the seat's return before the decision) per recorded decision
+        while not (game.is_terminal() or game.is_truncated()):
+            seat = game.current_player()
+            mask = game.legal_action_mask().copy()
+            if not searched[seat]:
+                game.apply_action(int(search.others(game, seat, rng)))
+                continue
+            action = search.act(game, seat)
+            if mask.sum() > 1:  # a forced move teaches nothing
+                target = np.zeros(len(mask), np.float32)
+                visits = search.last_visits
+                target[list(visits)] = list(visits.values())
+                targets.append(target / target.sum())
+                obs.append(game.observation(seat))
+                masks.append(mask)
+                if uses_state:
+                    states.append(game.state_tensor())
+                rows.append((seat, float(game.returns()[seat])))
+                seats.append(seat)
+                played.append(j)
+            game.apply_action(action)
+        final = np.asarray(game.returns(), float)
+        returns.extend(final[seat] - before for seat, before in rows)
+        if against_scripted:
+            outcome = _result(final, teams, teams[searched.index(True)])
+            results.append(outcome)
+        else:
+            results.append(-1.0)
+    n = len(returns)
+    width = info.num_actions
+    return Lessons(
+        obs=obs.finish(info.obs_dim),
+        state=states.finish(info.state_dim) if uses_state else SparseRows.empty(n),
+        mask=masks.finish() if n else np.zeros((0, width), bool),
+        target=np.stack(targets) if n else np.zeros((0, width), np.float32),
+        returns=np.frombuffer(returns).astype(np.float32),
+        seat=np.frombuffer(seats, np.int64).copy(),
+        game=np.frombuffer(played, np.int64).copy(),
+        searched_result=np.frombuffer(results).astype(np.float32),
+    )
+
+
+def _scripted_others(info, searched: list[bool], policy: Policy):
+    """How the tree plays the seats it does not search: the scripted seats as the scripted players do,
+    the searched side's teammates by sampling the policy."""
+    scripted = policy_rollout(info.scripted)
+    teammate = sampled(policy_guides(policy)[0])
+
+    def other(game, player: int, rng) -> int:
+        return teammate(game, player, rng) if searched[player] else scripted(game, player, rng)
+
+    return other
+
+
+def _result(final: np.ndarray, teams: list[int], side: int) -> float:
+    """1 for a win of `side` (its seats' mean return above every other team's), 0.5 a tie, 0 a loss."""
+    means = {t: float(final[np.asarray(teams) == t].mean()) for t in set(teams)}
+    best = max(means.values())
+    if means[side] < best:
+        return 0.0
+    return 1.0 if sum(m == best for m in means.values()) == 1 else 0.5
+
+
+def play_round_on_workers(workers, update: dict, cfg, reward_scale: float, seed, uses_state: bool) -> Lessons:
+    """`play_round` spread over rollout workers: worker w plays its share of the games from its own
+    stream (seed, number of workers, w), with the learner's weights of `update`."""
+    shares = split(cfg.games, len(workers))
+    calls = [
+        (update, len(share), stream(seed, len(workers), w), reward_scale, uses_state)
+        for w, share in enumerate(shares)
+    ]
+    return Lessons.join(workers.call("play_expert_round", calls))
+
+
+class Teacher:
+    """The rounds of a run: plays them when due, keeps the last `expert.rounds`, and distils them into
+    the network after each PPO update."""
+
+    def __init__(self, cfg, info, reward_scale: float, seed: int):
+        self.cfg, self.info, self.reward_scale, self.seed = cfg, info, reward_scale, seed
+        self.rounds: deque[Lessons] = deque(maxlen=cfg.rounds)
+        self.played = 0  # rounds played so far (each round's games draw from stream (seed, 3, round))
+        self.last: dict[str, float] = {}
+
+    def due(self, iteration: int, decisions: int, total_steps: int) -> bool:
+        c = self.cfg
+        return c.games > 0 and iteration % c.every == 0 and decisions >= c.start * total_steps
+
+    def play(self, policy: Policy, workers=None, update=None) -> None:
+        began = time.perf_counter()
+        seed = [self.seed, 3, self.played]
+        uses_state = policy.net.uses_state
+        if workers is None:
+            lessons = play_round(
+                self.info, policy, self.cfg, self.reward_scale, self.cfg.games, seed, uses_state
+            )
+        else:
+            lessons = play_round_on_workers(workers, update, self.cfg, self.reward_scale, seed, uses_state)
+        self.rounds.append(lessons)
+        self.played += 1
+        vs = lessons.searched_result[lessons.searched_result >= 0]
+        self.last = {"expert/decisions": float(len(lessons)), "expert/seconds": time.perf_counter() - began}
+        if len(vs):
+            self.last["expert/search_vs_scripted"] = float(vs.mean())
+
+    def distil(self, net, optimizer, rng: np.random.Generator) -> dict[str, float]:
+        """expert.epochs passes of minibatches over the kept rounds: cross-entropy towards the visit
+        distributions plus the critic's squared error on the returns, weighted by expert.coef."""
+        if not self.rounds:
+            return {}
+        data = Lessons.join(list(self.rounds)) if len(self.rounds) > 1 else self.rounds[0]
+        return distil(net, optimizer, data, self.cfg, self.reward_scale, rng) | self.last
+
+    def state_dict(self) -> dict:
+        return {"played": self.played}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.played = int(state.get("played", 0))
+
+
+def distil(net, optimizer, data: Lessons, cfg, reward_scale: float, rng: np.random.Generator) -> dict:
+    device = next(net.parameters()).device
+
+    def tensor(x: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(x)).to(device)
+
+    n = len(data)
+    stats: dict[str, float] = {}
+    sums = np.zeros(3)
+    steps = 0
+    for _ in range(cfg.epochs):
+        perm = rng.permutation(n)
+        for k in range(0, n, cfg.minibatch):
+            idx = np.sort(perm[k : k + cfg.minibatch])
+            state = tensor(data.state[idx]) if net.uses_state else None
+            logits, values = net.evaluate_flat(tensor(data.obs[idx]), tensor(data.mask[idx]), state)[:2]
+            target = tensor(data.target[idx])
+            log_probs = torch.log_softmax(logits, -1)
+            # masked logits are a large negative, not -inf: zero targets there keep the product finite
+            cross_entropy = -(target * log_probs).sum(-1).mean()
+            value = 0.5 * ((values - tensor(data.returns[idx]) * reward_scale) ** 2).mean()
+            loss = cfg.coef * (cross_entropy + cfg.value_coef * value)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            optimizer.step()
+            with torch.no_grad():
+                agree = (logits.argmax(-1) == target.argmax(-1)).float().mean().item()
+            sums += (cross_entropy.item(), value.item(), agree)
+            steps += 1
+    if steps:
+        mean = sums / steps
+        stats = {
+            "expert/cross_entropy": float(mean[0]),
+            "expert/value": float(mean[1]),
+            "expert/agreement": float(mean[2]),
+            "expert/positions": float(n),
+        }
+    return stats
