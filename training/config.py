@@ -269,8 +269,11 @@ class ExpertConfig:
     rounds: int = 4  # rounds whose positions the distillation keeps
     epochs: int = 1  # passes over the kept positions after each update
     minibatch: int = 256
-    coef: float = 1.0  # the distillation loss's weight
-    value_coef: float = 0.5  # the critic's share of it
+    # the distillation's own Adam step size (not annealed with ppo.lr; its moments apart from PPO's)
+    lr: float = 3e-4
+    value_coef: float = 0.5  # the critic's share of the distillation loss
+    # the policy's target: visits^(1/temperature), normalized; 0 = the most visited action alone
+    temperature: float = 1.0
     start: float = 0.0  # share of total_steps before the first round
 
     def validate(self) -> None:
@@ -279,8 +282,9 @@ class ExpertConfig:
             check_count(f"expert.{name}", getattr(self, name))
         for name in ("scripted", "start"):
             check_number(f"expert.{name}", getattr(self, name), 0, 1)
-        check_number("expert.coef", self.coef, 0, low_open=True)
+        check_number("expert.lr", self.lr, 0, 1, low_open=True, high_open=True)
         check_number("expert.value_coef", self.value_coef, 0)
+        check_number("expert.temperature", self.temperature, 0, 10, meaning=" (0 = the most visited action)")
 
 
 @dataclass

@@ -10,9 +10,9 @@ next round's search: a policy-improvement operator (search) followed by a projec
 
 Who sits where:
 - competitive games: in an `expert.scripted` share of the games the searched side plays against the
-  scripted players and the tree plays those seats as they play (`others`: the search knows whom it
-  faces, as PPO's learner meets them in its mix); in the rest the search plays every seat and
-  searches each seat's choices alike (AlphaZero's self-play);
+  scripted players (a random side, as PPO's learner meets them in its mix), in the rest the search
+  plays every seat (AlphaZero's self-play); either way the tree searches every seat's choices alike,
+  guided by the policy, so the search assumes nothing about whom it faces;
 - a cooperative game: the search plays every seat and assumes its teammates play the current policy
   (sampled from it), as `search:RUN` does. That assumes a convention the policy already holds: each
   seat's search improves its own move against teammates who keep playing the policy, not against
@@ -32,12 +32,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from envs.core.search import SearchBudget, policy_rollout
+from envs.core.search import Search, SearchBudget
 from envs.core.workers import split, stream
 
 from .policy import Policy
 from .pretrain import SparseRows, _DenseRecorder, _SparseRecorder
-from .search import guided_search, policy_guides, sampled
+from .search import guided_search
 
 
 @dataclass
@@ -75,43 +75,34 @@ class Lessons:
         )
 
 
-def searchers(info, policy: Policy, cfg, reward_scale: float, seed) -> tuple:
-    """(self-play search, search against the scripted players) for one round; the second is None when
-    the game has no scripted players or the config gives them no share."""
+def searcher(info, policy: Policy, cfg, reward_scale: float, seed) -> Search:
+    """The round's guided search (a cooperative game's assumes its teammates play the policy)."""
     budget = SearchBudget(simulations=cfg.simulations)
-    rng = np.random.default_rng(seed)
-    every_seat = guided_search(
-        policy, budget, int(rng.integers(2**63)), reward_scale, info.cooperative, name="expert"
-    )
-    if info.cooperative or not cfg.scripted or info.spec.scripted_policy is None:
-        return every_seat, None
-    facing = guided_search(policy, budget, int(rng.integers(2**63)), reward_scale, False, name="expert")
-    return every_seat, facing
+    return guided_search(policy, budget, int(seed), reward_scale, info.cooperative, name="expert")
 
 
 def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed, uses_state: bool) -> Lessons:
     """`games` games of a round, each searched decision recorded (`Lessons`)."""
     rng = np.random.default_rng(seed)
-    every_seat, facing = searchers(info, policy, cfg, reward_scale, rng.integers(2**63))
+    search = searcher(info, policy, cfg, reward_scale, rng.integers(2**63))
+    scripted_share = cfg.scripted if not info.cooperative and info.spec.scripted_policy is not None else 0.0
     obs, states, masks, targets = _SparseRecorder(), _SparseRecorder(), _DenseRecorder(bool), []
     returns, results, seats, played = array("d"), array("d"), array("q"), array("q")
     for j in range(games):
         game = info.new_game(int(rng.integers(2**63)))
         teams = info.teams_of(game)
-        against_scripted = facing is not None and rng.random() < cfg.scripted
+        against_scripted = scripted_share > 0 and rng.random() < scripted_share
+        searched = [True] * len(teams)
         if against_scripted:
             side = teams[int(rng.integers(len(teams)))]
             searched = [t == side for t in teams]
-            search = facing
-            search.others = _scripted_others(info, searched, policy)
-        else:
-            searched, search = [True] * len(teams), every_seat
+            scripted = [info.scripted(seat) for seat in range(len(teams))]
         rows = []  # (seat, the seat's return before the decision) per recorded decision
         while not (game.is_terminal() or game.is_truncated()):
             seat = game.current_player()
             mask = game.legal_action_mask().copy()
             if not searched[seat]:
-                game.apply_action(int(search.others(game, seat, rng)))
+                game.apply_action(int(scripted[seat](game.observation(seat), mask)))
                 continue
             action = search.act(game, seat)
             if mask.sum() > 1:  # a forced move teaches nothing
@@ -148,18 +139,6 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
     )
 
 
-def _scripted_others(info, searched: list[bool], policy: Policy):
-    """How the tree plays the seats it does not search: the scripted seats as the scripted players do,
-    the searched side's teammates by sampling the policy."""
-    scripted = policy_rollout(info.scripted)
-    teammate = sampled(policy_guides(policy)[0])
-
-    def other(game, player: int, rng) -> int:
-        return teammate(game, player, rng) if searched[player] else scripted(game, player, rng)
-
-    return other
-
-
 def _result(final: np.ndarray, teams: list[int], side: int) -> float:
     """1 for a win of `side` (its seats' mean return above every other team's), 0.5 a tie, 0 a loss."""
     means = {t: float(final[np.asarray(teams) == t].mean()) for t in set(teams)}
@@ -189,6 +168,8 @@ class Teacher:
         self.rounds: deque[Lessons] = deque(maxlen=cfg.rounds)
         self.played = 0  # rounds played so far (each round's games draw from stream (seed, 3, round))
         self.last: dict[str, float] = {}
+        self.optimizer: torch.optim.Optimizer | None = None  # made on first use, over the net's weights
+        self._pending: dict | None = None  # a resumed optimizer state, loaded when it is made
 
     def due(self, iteration: int, decisions: int, total_steps: int) -> bool:
         c = self.cfg
@@ -211,22 +192,47 @@ class Teacher:
         if len(vs):
             self.last["expert/search_vs_scripted"] = float(vs.mean())
 
-    def distil(self, net, optimizer, rng: np.random.Generator) -> dict[str, float]:
-        """expert.epochs passes of minibatches over the kept rounds: cross-entropy towards the visit
-        distributions plus the critic's squared error on the returns, weighted by expert.coef."""
+    def distil(self, net, rng: np.random.Generator) -> dict[str, float]:
+        """expert.epochs passes of minibatches over the kept rounds (`distil`), with the distillation's
+        own optimizer."""
         if not self.rounds:
             return {}
         data = Lessons.join(list(self.rounds)) if len(self.rounds) > 1 else self.rounds[0]
-        return distil(net, optimizer, data, self.cfg, self.reward_scale, rng) | self.last
+        return distil(net, self.optimizer_for(net), data, self.cfg, self.reward_scale, rng) | self.last
+
+    def optimizer_for(self, net) -> torch.optim.Optimizer:
+        if self.optimizer is None:
+            self.optimizer = torch.optim.Adam(net.parameters(), lr=self.cfg.lr, eps=1e-5)
+            if self._pending is not None:
+                self.optimizer.load_state_dict(self._pending)
+                self._pending = None
+        return self.optimizer
 
     def state_dict(self) -> dict:
-        return {"played": self.played}
+        optimizer = self.optimizer.state_dict() if self.optimizer is not None else self._pending
+        return {"played": self.played, "optimizer": optimizer}
 
     def load_state_dict(self, state: dict) -> None:
         self.played = int(state.get("played", 0))
+        self._pending, self.optimizer = state.get("optimizer"), None
+
+
+def targets(visits: np.ndarray, temperature: float) -> np.ndarray:
+    """The policy's targets from visit distributions (rows): visits^(1/temperature), normalized; at
+    temperature 0 the most visited action alone (ties: the lowest, as the search plays)."""
+    if temperature == 0:
+        out = np.zeros_like(visits)
+        out[np.arange(len(visits)), visits.argmax(1)] = 1.0
+        return out
+    if temperature == 1:
+        return visits
+    sharpened = visits ** (1.0 / temperature)
+    return sharpened / sharpened.sum(1, keepdims=True)
 
 
 def distil(net, optimizer, data: Lessons, cfg, reward_scale: float, rng: np.random.Generator) -> dict:
+    """The policy learns the searches' visit distributions (cross-entropy towards `targets`) and the
+    critic the returns (squared error times expert.value_coef): expert.epochs passes over `data`."""
     device = next(net.parameters()).device
 
     def tensor(x: np.ndarray) -> torch.Tensor:
@@ -242,12 +248,12 @@ def distil(net, optimizer, data: Lessons, cfg, reward_scale: float, rng: np.rand
             idx = np.sort(perm[k : k + cfg.minibatch])
             state = tensor(data.state[idx]) if net.uses_state else None
             logits, values = net.evaluate_flat(tensor(data.obs[idx]), tensor(data.mask[idx]), state)[:2]
-            target = tensor(data.target[idx])
+            target = tensor(targets(data.target[idx], cfg.temperature))
             log_probs = torch.log_softmax(logits, -1)
             # masked logits are a large negative, not -inf: zero targets there keep the product finite
             cross_entropy = -(target * log_probs).sum(-1).mean()
             value = 0.5 * ((values - tensor(data.returns[idx]) * reward_scale) ** 2).mean()
-            loss = cfg.coef * (cross_entropy + cfg.value_coef * value)
+            loss = cross_entropy + cfg.value_coef * value
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)

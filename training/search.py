@@ -56,19 +56,19 @@ def policy_guides(policy: Policy, reward_scale: float = 1.0):
     @torch.no_grad()
     def critic(game, seats: list[int]) -> np.ndarray:
         obs = torch.from_numpy(np.stack([game.observation(p) for p in seats]).astype(np.float32))
-        mask = torch.ones((len(seats), net.num_actions), dtype=torch.bool)
         state = None
         if net.uses_state:
             state = torch.from_numpy(np.repeat(game.state_tensor()[None].astype(np.float32), len(seats), 0))
-        _, v, _ = net.step(obs, mask, None, state, need_value=True)
-        return v.numpy().astype(float) / reward_scale
+        return net.values(obs, state).numpy().astype(float) / reward_scale  # (the critic alone)
 
-    def value(game) -> np.ndarray:
-        """Teammates are paid alike, so the critic is asked once per team; with two teams and a known
-        total (zero- or constant-sum) once in all, the other team's share following from the total."""
+    def value(game, viewer: int) -> np.ndarray:
+        """Teammates are paid alike, so the critic is asked once per team, from `viewer`'s own
+        observation for the viewer's team (the searcher's information, not another seat's view of a
+        resampled hand) and the first seat's for every other; with two teams and a known total (zero-
+        or constant-sum) once in all, from the viewer, the other team's share following from the total."""
         teams = np.asarray(game.teams())
-        ids = list(dict.fromkeys(teams.tolist()))
-        first = [int(np.flatnonzero(teams == t)[0]) for t in ids]
+        ids = list(dict.fromkeys([int(teams[viewer])] + teams.tolist()))  # the viewer's team first
+        first = [viewer] + [int(np.flatnonzero(teams == t)[0]) for t in ids[1:]]
         total = game.game_type().utility_sum
         if total is not None and len(ids) == 2:
             a = critic(game, first[:1])[0]
@@ -143,8 +143,8 @@ def rescaled(value, trained, played):
     if not all(np.isfinite(bounds)) or trained.max_return <= trained.min_return:
         return value
 
-    def mapped(game) -> np.ndarray:
-        share = (value(game) - trained.min_return) / (trained.max_return - trained.min_return)
+    def mapped(game, viewer: int) -> np.ndarray:
+        share = (value(game, viewer) - trained.min_return) / (trained.max_return - trained.min_return)
         return played.min_return + share * (played.max_return - played.min_return)
 
     return mapped

@@ -173,7 +173,7 @@ class Trainer(Backend):
             else:
                 expert.play(Policy(self.acting))
         self.net.train()
-        stats = expert.distil(self.net, self.optimizer, self.rng)
+        stats = expert.distil(self.net, self.rng)
         self._sync_acting()
         return stats
 

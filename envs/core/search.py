@@ -9,7 +9,8 @@ decision for the same seed (tests/core checks that `resample_hidden` is a functi
 information and the rng).
 
 Guided search (AlphaZero-style PUCT) takes a `prior(game, player) -> probabilities` and a
-`value(game) -> return per seat`. `others(game, player, rng) -> action` lets the other seats play a
+`value(game, viewer) -> return per seat`, asked from the searching seat's own information (its
+observation at the leaf, not another seat's view of a resampled hand). `others(game, player, rng) -> action` lets the other seats play a
 known policy inside the tree instead of the tree's choice (a cooperative team searching on the
 assumption that teammates play a known convention: the trained policy, or the scripted players).
 """
@@ -26,7 +27,8 @@ import numpy as np
 from .game import Game
 
 Prior = Callable[[Game, int], np.ndarray]  # (game, player) -> a probability per action
-Value = Callable[[Game], np.ndarray]  # game -> an expected return per seat (return units)
+# (game, viewer) -> an expected return per seat (return units), estimated from the viewer's information
+Value = Callable[[Game, int], np.ndarray]
 Rollout = Callable[[Game, int, np.random.Generator], int]  # (game, player, rng) -> action
 
 
@@ -226,7 +228,7 @@ class Search:
             node = child
             if new:
                 break
-        returns = (self._evaluate(state) - scale[0]) / scale[1]
+        returns = (self._evaluate(state, seat) - scale[0]) / scale[1]
         for n in path:
             n.visits += 1
             n.total += returns
@@ -284,10 +286,11 @@ class Search:
                 best, best_score = a, score
         return best
 
-    def _evaluate(self, state: Game) -> np.ndarray:
-        """Every seat's return from here: the value function at once, or a rollout to the end."""
+    def _evaluate(self, state: Game, seat: int) -> np.ndarray:
+        """Every seat's return from here, as `seat` (the searcher) estimates it: the value function at
+        once, or a rollout to the end."""
         if self.value is not None and self.max_rollout is None and not state.is_terminal():
-            return np.asarray(self.value(state), float)
+            return np.asarray(self.value(state, seat), float)
         steps = 0
         while not (state.is_terminal() or state.is_truncated()):
             if self.max_rollout is not None and steps >= self.max_rollout:
@@ -295,5 +298,5 @@ class Search:
             state.apply_action(self.rollout(state, state.current_player(), self.rng))
             steps += 1
         if self.value is not None and not state.is_terminal():
-            return np.asarray(self.value(state), float)
+            return np.asarray(self.value(state, seat), float)
         return np.asarray(state.returns(), float)

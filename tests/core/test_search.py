@@ -69,11 +69,13 @@ def test_guided_search_follows_a_confident_prior_and_its_values():
         p[0] = 0.9
         return p
 
-    search = Search(SearchBudget(simulations=50), prior=prior, value=lambda g: np.zeros(g.num_players))
+    search = Search(
+        SearchBudget(simulations=50), prior=prior, value=lambda g, viewer: np.zeros(g.num_players)
+    )
     assert search.act(game, 0) == 0
     # with a flat prior, a value that knows Nim finds the winning move (take 3 from 11)
 
-    def nim_value(g):
+    def nim_value(g, viewer):
         to_move_loses = g.pile % 4 == 0
         v = np.full(g.num_players, -1.0 if to_move_loses else 1.0)
         v[1 - g.player] = -v[g.player]

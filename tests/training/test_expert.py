@@ -9,7 +9,7 @@ import torch
 
 from envs.core import ConfigError
 from training.config import ExpertConfig, NetConfig
-from training.expert import Lessons, distil, play_round
+from training.expert import Lessons, distil, play_round, targets
 from training.games import game_info
 from training.nets import PolicyNet
 from training.policy import Policy
@@ -104,8 +104,19 @@ def test_expert_options_are_checked():
         ExpertConfig(games=-1).validate()
     with pytest.raises(ConfigError, match="expert.scripted"):
         ExpertConfig(scripted=1.5).validate()
-    with pytest.raises(ConfigError, match="expert.coef"):
-        ExpertConfig(coef=0.0).validate()
+    with pytest.raises(ConfigError, match="expert.lr"):
+        ExpertConfig(lr=0.0).validate()
+    with pytest.raises(ConfigError, match="expert.temperature"):
+        ExpertConfig(temperature=-1.0).validate()
+
+
+def test_the_temperature_sharpens_the_visit_distribution():
+    visits = np.array([[0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.5, 0.0]], np.float32)
+    np.testing.assert_array_equal(targets(visits, 0.0), [[1, 0, 0, 0], [0, 0, 1, 0]])
+    np.testing.assert_array_equal(targets(visits, 1.0), visits)
+    half = targets(visits, 0.5)
+    np.testing.assert_allclose(half[0], np.array([25, 9, 4, 0]) / 38, rtol=1e-6)
+    np.testing.assert_allclose(half.sum(1), 1.0, rtol=1e-6)
 
 
 def test_a_recurrent_network_is_refused(tmp_path):
@@ -132,8 +143,10 @@ def test_a_run_with_expert_iteration_logs_its_rounds_and_resumes(tmp_path):
     trainer.train()
     rounds = trainer.expert.played
     assert rounds == trainer.iteration  # expert.every=1: a round after every update
+    steps = trainer.expert.optimizer.state_dict()["state"][0]["step"]
     again = resume(tmp_path / "e", {"total_steps": 1024})
     assert again.expert.played == rounds
+    assert again.expert.state_dict()["optimizer"]["state"][0]["step"] == steps  # its own Adam, kept
     again.train()
     assert again.expert.played == again.iteration
 

@@ -150,7 +150,8 @@ def test_gymnasium_opponents_guided_search_and_scripted_by_name(runs):
 
 
 def test_guided_value_is_the_critic_per_team_and_keeps_the_known_total(runs):
-    """Two-player zero-sum Nim: the critic is asked for one seat, the other gets minus that."""
+    """Two-player zero-sum Nim: the critic is asked once, from the viewer's own observation (the
+    searching seat's information), and the other seat gets minus that."""
     import torch
 
     from training import load_policy
@@ -158,10 +159,12 @@ def test_guided_value_is_the_critic_per_team_and_keeps_the_known_total(runs):
     info = game_info(TOY, {})
     guided = search_agent(f"search:{runs['mlp']}", info)
     game = info.new_game(5)
-    values = guided.value(game)
     net = load_policy(runs["mlp"]).net
-    obs = torch.from_numpy(game.observation(0)[None])
-    with torch.no_grad():
-        _, direct, _ = net.step(obs, torch.ones((1, net.num_actions), dtype=torch.bool), None, None, True)
-    assert values[0] == pytest.approx(float(direct[0]), abs=1e-5)
-    assert values.sum() == pytest.approx(0.0, abs=1e-9)
+    for viewer in (0, 1):
+        values = guided.value(game, viewer)
+        obs = torch.from_numpy(game.observation(viewer)[None])
+        with torch.no_grad():
+            mask = torch.ones((1, net.num_actions), dtype=torch.bool)
+            _, direct, _ = net.step(obs, mask, None, None, True)
+        assert values[viewer] == pytest.approx(float(direct[0]), abs=1e-5)
+        assert values.sum() == pytest.approx(0.0, abs=1e-9)
