@@ -35,6 +35,7 @@ import torch
 from envs.core.search import Search, SearchBudget
 from envs.core.workers import split, stream
 
+from .games import final_outcomes
 from .policy import Policy
 from .pretrain import SparseRows, _DenseRecorder, _SparseRecorder
 from .search import guided_search
@@ -52,9 +53,9 @@ class Lessons:
     returns: np.ndarray  # float32
     seat: np.ndarray  # int64: the deciding seat
     game: np.ndarray  # int64: the game of the round it was decided in
-    searched_result: (
-        np.ndarray
-    )  # per game: the searched side's result against the scripted one, -1: self-play
+    # per game: the searched side's result against the scripted players (games.final_outcomes), -1 in
+    # self-play
+    searched_result: np.ndarray
 
     def __len__(self) -> int:
         return len(self.returns)
@@ -68,11 +69,15 @@ class Lessons:
             target=np.concatenate([p.target for p in parts]),
             returns=np.concatenate([p.returns for p in parts]),
             seat=np.concatenate([p.seat for p in parts]),
-            game=np.concatenate(
-                [p.game + sum(len(q.searched_result) for q in parts[:i]) for i, p in enumerate(parts)]
-            ),
+            game=np.concatenate([p.game + first for p, first in zip(parts, _first_games(parts))]),
             searched_result=np.concatenate([p.searched_result for p in parts]),
         )
+
+
+def _first_games(parts: list[Lessons]) -> np.ndarray:
+    """Each part's first game, counted over the parts before it."""
+    counts = [len(p.searched_result) for p in parts]
+    return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
 
 
 def searcher(info, policy: Policy, cfg, reward_scale: float, seed) -> Search:
@@ -120,11 +125,8 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
             game.apply_action(action)
         final = np.asarray(game.returns(), float)
         returns.extend(final[seat] - before for seat, before in rows)
-        if against_scripted:
-            outcome = _result(final, teams, teams[searched.index(True)])
-            results.append(outcome)
-        else:
-            results.append(-1.0)
+        side = teams[searched.index(True)]
+        results.append(final_outcomes(game, teams)[side] if against_scripted else -1.0)
     n = len(returns)
     width = info.num_actions
     return Lessons(
@@ -137,15 +139,6 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
         game=np.frombuffer(played, np.int64).copy(),
         searched_result=np.frombuffer(results).astype(np.float32),
     )
-
-
-def _result(final: np.ndarray, teams: list[int], side: int) -> float:
-    """1 for a win of `side` (its seats' mean return above every other team's), 0.5 a tie, 0 a loss."""
-    means = {t: float(final[np.asarray(teams) == t].mean()) for t in set(teams)}
-    best = max(means.values())
-    if means[side] < best:
-        return 0.0
-    return 1.0 if sum(m == best for m in means.values()) == 1 else 0.5
 
 
 def play_round_on_workers(workers, update: dict, cfg, reward_scale: float, seed, uses_state: bool) -> Lessons:
@@ -166,6 +159,7 @@ class Teacher:
     def __init__(self, cfg, info, reward_scale: float, seed: int):
         self.cfg, self.info, self.reward_scale, self.seed = cfg, info, reward_scale, seed
         self.rounds: deque[Lessons] = deque(maxlen=cfg.rounds)
+        self._kept: Lessons | None = None  # the kept rounds joined, until the next round
         self.played = 0  # rounds played so far (each round's games draw from stream (seed, 3, round))
         self.last: dict[str, float] = {}
         self.optimizer: torch.optim.Optimizer | None = None  # made on first use, over the net's weights
@@ -186,6 +180,7 @@ class Teacher:
         else:
             lessons = play_round_on_workers(workers, update, self.cfg, self.reward_scale, seed, uses_state)
         self.rounds.append(lessons)
+        self._kept = None
         self.played += 1
         vs = lessons.searched_result[lessons.searched_result >= 0]
         self.last = {"expert/decisions": float(len(lessons)), "expert/seconds": time.perf_counter() - began}
@@ -197,8 +192,9 @@ class Teacher:
         own optimizer."""
         if not self.rounds:
             return {}
-        data = Lessons.join(list(self.rounds)) if len(self.rounds) > 1 else self.rounds[0]
-        return distil(net, self.optimizer_for(net), data, self.cfg, self.reward_scale, rng) | self.last
+        if self._kept is None:  # (joined once per new round, not once per update)
+            self._kept = Lessons.join(list(self.rounds)) if len(self.rounds) > 1 else self.rounds[0]
+        return distil(net, self.optimizer_for(net), self._kept, self.cfg, self.reward_scale, rng) | self.last
 
     def optimizer_for(self, net) -> torch.optim.Optimizer:
         if self.optimizer is None:
