@@ -1,7 +1,8 @@
 """Regenerate the documentation's generated parts: each game's page from the code's own declarations,
-and the site's home page from README.md. Re-running it is the one way to refresh them.
+the reference agents' table from their manifest, and the site's home page from README.md. Re-running it is the one way to refresh them.
 
-python scripts/gen_docs.py          # rewrite docs/games/<game>.md between the markers, and docs/index.md
+python scripts/gen_docs.py          # rewrite docs/games/<game>.md and docs/references.md between the
+                                    # markers, and docs/index.md
 python scripts/gen_docs.py --check  # exit 1, naming each stale page (the tests run this check)
 """
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import envs
 from envs.core.docs import game_page_body
+from training import references
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -19,6 +21,7 @@ START, END = (
     "<!-- generated:start (python scripts/gen_docs.py; edit the code, not this part) -->",
     "<!-- generated:end -->",
 )
+REFERENCES = DOCS / "references.md"  # the reference agents, their table from training/references
 HOME_NOTE = "<!-- generated from README.md by python scripts/gen_docs.py: edit README.md, not this page -->"
 
 
@@ -31,11 +34,11 @@ def new_game_page(spec) -> str:
     return f"# {spec.title}\n\n{START}\n{END}\n"
 
 
-def updated_game_page(spec, text: str) -> str:
-    """The page with its generated part rewritten from the code (the rest of the page kept)."""
+def with_generated(text: str, body: str) -> str:
+    """The page with its generated part rewritten as `body` (the rest of the page kept)."""
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{game_page_body(spec)}\n{END}{tail}"
+    return f"{head}{START}\n{body}\n{END}{tail}"
 
 
 def home_page(readme: str) -> str:
@@ -49,8 +52,9 @@ def expected() -> dict[Path, str]:
     for spec in envs.specs():
         path = game_page(spec.name)
         current = path.read_text() if path.exists() else new_game_page(spec)
-        pages[path] = updated_game_page(spec, current)
+        pages[path] = with_generated(current, game_page_body(spec))
     pages[DOCS / "index.md"] = home_page((ROOT / "README.md").read_text())
+    pages[REFERENCES] = with_generated(REFERENCES.read_text(), references.markdown())
     return pages
 
 

@@ -1,59 +1,102 @@
 """The benchmark protocol: one agent's card, the same for the same agent and protocol version.
 
     python -m training benchmark runs/exposaurus-seed0 --out cards/
+    python -m training benchmark reference:exposaurus-v1 --out cards/
     python -m training benchmark scripted --game exposaurus --out cards/
 
-Protocol version 1 (`PROTOCOL`), for a game with sides: the agent plays `games` games against random
-play and the scripted player, and `search_games` against the unguided search (ISMCTS with random
-rollouts, `search_simulations` per decision), seats and sides rotated game by game, from fixed seeds;
-each result has its 95% Wilson interval and the agent's win rate per seat or side. The same games
-also rate every player on one scale: Elo from a Plackett-Luce fit of the round robin of the agent,
-random and scripted, with 95% bootstrap intervals, and a second aggregate that does not assume
-transitivity, alpha-Rank (OpenSpiel's implementation, with the `openspiel` extra) over the same win
-rates; the card says when the two orders disagree. For a cooperative game the card gives the
-agent's team alone (team win rate, the game's own measures such as Harmony - Agony), the agent at one
-seat among scripted partners, and the scripted team, side by side.
+Protocol version 2 (`PROTOCOL`), for a game with sides: the agent plays `games` games against random
+play, the scripted player and each reference agent of the game's configuration (`training.references`,
+every version), and `search_games` against the unguided search (ISMCTS with random rollouts) and the
+search guided by the newest reference agent, `search_simulations` per decision each, seats and sides
+rotated game by game, from fixed seeds; each result has its 95% Wilson interval and the agent's win
+rate per seat or side. The same games also rate every player on one scale: Elo from a Plackett-Luce
+fit of the round robin of the agent, random, scripted and the reference agents, with 95% bootstrap
+intervals, and a second aggregate that does not assume transitivity, alpha-Rank (OpenSpiel's
+implementation, with the `openspiel` extra) over the same win rates; the card says when the two orders
+disagree. For a cooperative game the card gives the agent's team alone (team win rate, the game's own
+measures such as Harmony - Agony), the agent at one seat among scripted partners, and the teams mixed
+from the agent, the scripted player and the reference agents, side by side.
 
-The card is JSON (`card.json`) and Markdown (`card.md`); `python -m training leaderboard` builds the
-leaderboard page from the cards in a folder.
+Version 1 is version 2 without the reference agents and the guided search (`--protocol 1` plays it:
+its cards stay reproducible). The card is JSON (`card.json`) and Markdown (`card.md`);
+`python -m training leaderboard` builds the leaderboard page from the cards in a folder.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
+from envs.core.players import PLAYERS
 from envs.core.search import SearchBudget
 
+from . import references
 from .evaluate import crossplay, match, rating_table, wilson
+from .policy import Policy
+
+VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True)
 class Protocol:
-    version: int = 1
-    games: int = 1000  # against random play and the scripted player; per pair of the rating table
-    search_games: int = 100  # against the unguided search (it costs 0.1-0.5 s a decision)
+    version: int = 2  # 2: the reference agents and the search guided by the newest one join the opponents
+    games: int = 1000  # against random play, the scripted player, each reference; per pair of the ratings
+    search_games: int = 100  # against each search (it costs 0.1-0.5 s a decision)
     search_simulations: int = 100
     seed: int = 20_261_201
 
+    def __post_init__(self):
+        if self.version not in VERSIONS:
+            raise ValueError(f"protocol version {self.version!r} is not one of {VERSIONS}")
+
 
 PROTOCOL = Protocol()
+UNSAFE = re.compile(r"[^\w.-]+")  # what a card's file name replaces in an agent's name (a reference's ':')
+
+
+def as_evaluated(agent, meta: dict | None, protocol: Protocol):
+    """A trained agent (its network, `meta` what its run was trained with) as protocol 2 plays it: as
+    its run's own evaluations did (its most likely actions where the run's config says eval.greedy,
+    else sampled). Protocol 1 sampled every network; other players are played as they are."""
+    if meta is None or protocol.version < 2:
+        return agent
+    greedy = bool(meta["train_config"].get("eval", {}).get("greedy", False))
+    return Policy(agent, greedy=greedy, meta=meta)
+
+
+def reference_agents(info, protocol: Protocol) -> dict:
+    """Protocol 2's reference agents of the game's configuration, every version, by full name, each
+    played as its run's evaluations did."""
+    if protocol.version < 2:
+        return {}
+    shipped = [
+        r for r in references.shipped() if (r.game, r.num_players) == (info.spec.name, info.num_players)
+    ]
+    policies = {r.name: PLAYERS.resolve(r.name, info) for r in shipped}
+    return {name: as_evaluated(p.net, p.meta, protocol) for name, p in policies.items()}
 
 
 def opponents(info, protocol: Protocol) -> dict:
-    """The protocol's opponents for a game: random play, the scripted player (when the game has one),
-    the unguided search."""
-    from envs.core.players import PLAYERS
-
+    """The protocol's opponents for a game: random play, the scripted player (when the game has one), the
+    reference agents (version 2), the unguided search and the search guided by the newest reference."""
     found = {"random": "random"}
     if info.spec.scripted_policy is not None:
         found["scripted"] = "scripted"
+    found |= reference_agents(info, protocol)
     budget = SearchBudget(simulations=protocol.search_simulations)
     found["search"] = PLAYERS.resolve("search", info, budget=budget, seed=protocol.seed)
+    newest = [name for name in found if name.startswith(references.PREFIX)][-1:]
+    for name in newest:
+        found[f"search:{name}"] = PLAYERS.resolve(f"search:{name}", info, budget=budget, seed=protocol.seed)
     return found
+
+
+def is_search(key: str) -> bool:
+    return key == "search" or key.startswith("search:")
 
 
 def benchmark(name: str, agent, info, protocol: Protocol = PROTOCOL, workers=None) -> dict:
@@ -64,18 +107,19 @@ def benchmark(name: str, agent, info, protocol: Protocol = PROTOCOL, workers=Non
         "game_config": info.game_config,
         "protocol": asdict(protocol),
     }
-    rivals = opponents(info, protocol)
     if info.cooperative:
         card |= cooperative_results(name, agent, info, protocol)
         return card
+    rivals = opponents(info, protocol)
     results = {}
     for i, (key, rival) in enumerate(rivals.items()):
-        games = protocol.search_games if key == "search" else protocol.games
+        searching = is_search(key)
+        games = protocol.search_games if searching else protocol.games
         results[key] = match(
-            info, agent, rival, games, protocol.seed + i, workers=None if key == "search" else workers
+            info, agent, rival, games, protocol.seed + i, workers=None if searching else workers
         )
     card["results"] = results
-    rated = {name: agent, **{k: v for k, v in rivals.items() if k != "search"}}
+    rated = {name: agent, **{k: v for k, v in rivals.items() if not is_search(k)}}
     table = rating_table(info, rated, protocol.games, protocol.seed, workers=workers)
     card["rating"] = {"elo": table["ratings"], "ci95": table["ci95"], "anchor": table["anchor"]}
     card["rating"] |= alpha_rank(list(rated), table["matches"])
@@ -87,6 +131,7 @@ def cooperative_results(name: str, agent, info, protocol: Protocol) -> dict:
     players = {name: agent}
     if info.spec.scripted_policy is not None and name != "scripted":
         players["scripted"] = "scripted"
+    players |= {k: v for k, v in reference_agents(info, protocol).items() if k != name}
     table = crossplay(info, players, protocol.games, protocol.seed, metrics, partners=players.get("scripted"))
     return {
         "team": table["self_play"],
@@ -124,12 +169,19 @@ def orders_disagree(card: dict) -> bool:
 def markdown(card: dict) -> str:
     """The card as a page a person reads."""
     p = card["protocol"]
-    games = (
-        f"{p['games']} games against random and scripted play, {p['search_games']} against the unguided "
-        f"search ({p['search_simulations']} simulations a decision), seats and sides rotated"
-        if "results" in card
-        else f"{p['games']} games of each team, the same deals for every team"
-    )
+    if "results" not in card:
+        games = f"{p['games']} games of each team, the same deals for every team"
+    elif p["version"] == 1:
+        games = (
+            f"{p['games']} games against random and scripted play, {p['search_games']} against the "
+            f"unguided search ({p['search_simulations']} simulations a decision), seats and sides rotated"
+        )
+    else:
+        games = (
+            f"{p['games']} games against random play, the scripted player and each reference agent, "
+            f"{p['search_games']} against the unguided search and the search guided by the newest reference "
+            f"agent ({p['search_simulations']} simulations a decision), seats and sides rotated"
+        )
     lines = [
         f"# {card['agent']} on {card['game']} {' '.join(f'{k}={v}' for k, v in card['game_config'].items())}".rstrip(),
         "",
@@ -178,11 +230,26 @@ def markdown(card: dict) -> str:
 def write_card(card: dict, folder: str | Path) -> tuple[Path, Path]:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    stem = f"{card['game']}--{Path(str(card['agent'])).name}"
+    stem = f"{card['game']}--{UNSAFE.sub('_', Path(str(card['agent'])).name)}"
     json_path, md_path = folder / f"{stem}.json", folder / f"{stem}.md"
     json_path.write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
     md_path.write_text(markdown(card))
     return json_path, md_path
+
+
+# the leaderboard's columns: a result's key, or how to find it (the newest reference, its search)
+COLUMNS = ("random", "scripted", "reference", "search", "search:reference")
+
+
+def leaderboard_cell(results: dict, column: str) -> str:
+    """A card's win rate against the opponent of `column` ("reference": the newest reference agent in
+    the card; "search:reference": the search guided by it), "—" where the card has none (protocol 1)."""
+    if column in results:
+        key = column
+    else:
+        found = [k for k in results if k.startswith(column + ":")]
+        key = found[-1] if found else None
+    return f"{results[key]['win_rate']:.3f}" if key else "—"
 
 
 def leaderboard(folder: str | Path) -> str:
@@ -208,19 +275,14 @@ def leaderboard(folder: str | Path) -> str:
         lines += [f"## {title}", ""]
         if "results" in mine[0]:
             lines += [
-                "| agent | protocol | vs random | vs scripted | vs search | Elo |",
-                "|---|---|---|---|---|---|",
+                "| agent | protocol | vs random | vs scripted | vs reference | vs search | vs guided search | Elo |",
+                "|---|---|---|---|---|---|---|---|",
             ]
             mine.sort(key=lambda c: -c["rating"]["elo"].get(c["agent"], 0))
             for c in mine:
-                r = c["results"]
-                cell = {
-                    k: f"{r[k]['win_rate']:.3f}" if k in r else "—" for k in ("random", "scripted", "search")
-                }
+                cells = " | ".join(leaderboard_cell(c["results"], column) for column in COLUMNS)
                 elo = c["rating"]["elo"].get(c["agent"], 0.0)
-                lines.append(
-                    f"| {c['agent']} | v{c['protocol']['version']} | {cell['random']} | {cell['scripted']} | {cell['search']} | {elo:+.0f} |"
-                )
+                lines.append(f"| {c['agent']} | v{c['protocol']['version']} | {cells} | {elo:+.0f} |")
         else:
             lines += [
                 "| agent | protocol | team win rate | mean return | the game's measures | with scripted partners |",

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from . import references
 from .config import NetConfig, from_dict
 from .games import resolve_spec
 from .nets import PolicyNet
@@ -188,7 +189,11 @@ def trainer_blob(state: dict) -> bytes:
     return buffer.getvalue()
 
 
-def read_checkpoint(path: str | Path) -> dict[str, Any]:
+def read_checkpoint(path: str | Path, info=None) -> dict[str, Any]:
+    """A checkpoint file, a run directory's latest checkpoint, or a shipped reference agent
+    (`reference:<game>-v<N>`, the parts it leaves out taken from `info`, the game it is to play)."""
+    if references.is_reference_name(path):
+        path = references.locate(path, info)
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"no checkpoint at {str(path)!r}")

@@ -22,15 +22,18 @@ from envs.core.search import Search
 from envs.core.workers import Workers
 
 from . import checkpoint as ckpt
+from . import references
+from .benchmark import VERSIONS
 from .config import ScaledWarmStart, check_count, check_number, check_seed, config_file, load_config
 from .evaluate import crossplay, match, rating_table
 from .games import evaluation_info, game_info
-from .players import GUIDED, RUN
+from .players import GUIDED, REFERENCE, RUN
 from .runlog import result_lines
 from .search import budget_from
 
-# `play` plays the agents against a person in the terminal: searches and trained runs only
-PLAY_AGENTS = ("search", GUIDED, RUN)
+# `play` plays the agents against a person in the terminal: searches, trained runs and reference agents
+PLAY_AGENTS = ("search", GUIDED, RUN, REFERENCE, REFERENCE + ":")
+TRAINED = (RUN, REFERENCE, REFERENCE + ":")  # players that are a trained network
 
 
 def check_player(text: str, only: tuple[str, ...] | None = None) -> None:
@@ -44,10 +47,12 @@ def _load_player(text: str, info, args=None):
     directory or checkpoint gives its network (played as the command's --greedy says), a search gives
     a Search with the command's budget, and any other name stays a name (match resolves it)."""
     key = PLAYERS.check(text, command_line=True).key
-    if key == RUN:
+    if key in TRAINED:
         policy = PLAYERS.resolve(text, info, what="the evaluated agent's game")
         name = Path(policy.meta["path"]).stem
-        if name in ("latest", "final"):
+        if key != RUN:
+            name = references.find(text, info).name
+        elif name in ("latest", "final"):
             name = f"{Path(policy.meta['path']).parent.parent.name}/{name}"
         return name, policy.net, policy.meta
     if key in ("search", GUIDED):
@@ -137,7 +142,7 @@ def scored_info(data: dict):
 def game_checkpoint(text: str) -> str | None:
     """The checkpoint or run a player's name reads its game from (None for random, scripted, search)."""
     key = PLAYERS.check(text, command_line=True).key
-    if key == RUN:
+    if key in TRAINED:
         return text
     if key == GUIDED and text != GUIDED:
         return text[len(GUIDED) :]
@@ -345,16 +350,19 @@ def cmd_crossplay(args) -> int:
 
 
 def cmd_benchmark(args) -> int:
-    from .benchmark import PROTOCOL, Protocol, benchmark, write_card
+    from .benchmark import PROTOCOL, Protocol, as_evaluated, benchmark, write_card
 
-    args.players = [args.agent]
-    game, info, players = named_players(args)
-    name = next(iter(players))
+    torch.set_num_threads(args.threads)
+    check_player(args.agent)
+    game, info = target_game(args, [args.agent])
+    name, agent, data = _load_player(args.agent, info, args)
     protocol = Protocol(
-        games=args.games or PROTOCOL.games, search_games=args.search_games or PROTOCOL.search_games
+        version=args.protocol,
+        games=args.games or PROTOCOL.games,
+        search_games=args.search_games or PROTOCOL.search_games,
     )
     with worker_pool(args.workers, game, info, args.imports) as workers:
-        card = benchmark(name, players[name], info, protocol, workers)
+        card = benchmark(name, as_evaluated(agent, data, protocol), info, protocol, workers)
     if args.out:
         for path in write_card(card, args.out):
             say(f"wrote {path}")
@@ -371,14 +379,18 @@ def cmd_leaderboard(args) -> int:
 
 def cmd_play(args) -> int:
     check_player(args.checkpoint, PLAY_AGENTS)
-    if PLAYERS.check(args.checkpoint).key != RUN:  # a search
+    key = PLAYERS.check(args.checkpoint).key
+    if key not in TRAINED:  # a search
         _, info = target_game(args, [args.checkpoint])
         _, searcher, _ = _load_player(args.checkpoint, info, args)
         return play_in_terminal(args, info, lambda game, p, mask: searcher.act(game, p))
-    if args.game or args.game_options:
-        raise ConfigError("--game is for 'search': a checkpoint names its own game")
-    data = ckpt.read_checkpoint(args.checkpoint)
-    info = game_info(data["game"], data["game_config"])
+    if key == RUN and (args.game or args.game_options):
+        raise ConfigError("--game is for 'search' and 'reference': a checkpoint names its own game")
+    if args.game:  # a reference agent, for the game named
+        _, info = target_game(args, [args.checkpoint])
+    else:
+        data = ckpt.read_checkpoint(args.checkpoint)
+        info = game_info(data["game"], data["game_config"])
     _, net, _ = _load_player(args.checkpoint, info, args)
     hidden = {p: torch.zeros(1, net.hidden_size) for p in range(info.num_players)}
     rng = np.random.default_rng(args.seed)
@@ -543,11 +555,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument(
         "checkpoint",
-        help="the agent: a run directory (its latest checkpoint), a checkpoint, random, scripted, search "
-        "(ISMCTS) or search:RUN (search guided by a run's policy)",
+        help="the agent: a run directory (its latest checkpoint), a checkpoint, a reference agent "
+        "(reference:GAME-vN), random, scripted, search (ISMCTS) or search:RUN (search guided by a run's "
+        "policy)",
     )
     e.add_argument(
-        "--opponents", default="random", help="comma list of random, scripted, search, search:RUN, CHECKPOINT"
+        "--opponents",
+        default="random",
+        help="comma list of random, scripted, search, search:RUN, reference[:GAME-vN], CHECKPOINT",
     )
     e.add_argument("--games", type=int, default=1000, help="games per opponent (at least 1)")
     e.add_argument("--seed", type=int, default=0, help="seed of the games and of sampled actions")
@@ -594,7 +609,9 @@ def build_parser() -> argparse.ArgumentParser:
         "exploit",
         "train best responses against a frozen agent: a lower bound of how exploitable it is (JSON)",
     )
-    e.add_argument("agent", help="a run directory or checkpoint, or scripted or random (with --game)")
+    e.add_argument(
+        "agent", help="a run directory, checkpoint or reference agent, or scripted or random (with --game)"
+    )
     e.add_argument("--budget", type=int, required=True, help="decisions each best response trains for")
     e.add_argument("--game", default=None, help="the game, for scripted and random")
     e.add_argument(
@@ -634,7 +651,10 @@ def build_parser() -> argparse.ArgumentParser:
         "benchmark",
         "an agent's card under the benchmark protocol (JSON; --out writes card.json and .md)",
     )
-    b.add_argument("agent", help="a run directory or checkpoint, scripted, random, search or search:RUN")
+    b.add_argument(
+        "agent",
+        help="a run directory or checkpoint, a reference agent, scripted, random, search or search:RUN",
+    )
     b.add_argument("--out", default=None, help="folder for the card (JSON and Markdown)")
     b.add_argument(
         "--games", type=int, default=None, help="games per opponent (default: the protocol's 1000)"
@@ -643,7 +663,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--search-games",
         type=int,
         default=None,
-        help="games against the search (default: the protocol's 100)",
+        help="games against each search (default: the protocol's 100)",
+    )
+    b.add_argument(
+        "--protocol",
+        type=int,
+        choices=VERSIONS,
+        default=VERSIONS[-1],
+        help="the protocol version (default: the newest; 1 has no reference agents)",
     )
     b.add_argument("--threads", type=int, default=1, help="torch threads")
     agent_options(b)
@@ -657,7 +684,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(sub, "play", "play against the trained agents in the terminal")
     p.add_argument(
         "checkpoint",
-        help="the agents: a run directory (its latest checkpoint), a checkpoint file, search or search:RUN",
+        help="the agents: a run directory (its latest checkpoint), a checkpoint file, a reference agent "
+        "(reference:GAME-vN), search or search:RUN",
     )
     p.add_argument("--seat", type=int, default=None, help="your seat (default: a random seat)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a fresh random one)")
@@ -680,7 +708,9 @@ def build_parser() -> argparse.ArgumentParser:
         "write a policy for torch alone (a torch.export program or TorchScript), without this package",
         description=EXPORT_HELP,
     )
-    x.add_argument("checkpoint", help="a run directory (its latest checkpoint) or a checkpoint file")
+    x.add_argument(
+        "checkpoint", help="a run directory (its latest checkpoint), a checkpoint file or a reference agent"
+    )
     x.add_argument(
         "output", help="the file to write: policy.pt2 (a torch.export program) or policy.pt (TorchScript)"
     )

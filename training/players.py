@@ -3,7 +3,10 @@
 
 - a run directory or a checkpoint file (any path that exists): the run's trained policy (`Policy`,
   greedy unless told otherwise), checked against the game it is to play;
-- `search:RUN`: the search guided by that run's policy and critic (`training.search.search_agent`).
+- `reference`, `reference:<game>-v<N>`: a reference agent shipped with the package
+  (`training.references`), played like a run;
+- `search:RUN`: the search guided by that run's (or reference agent's) policy and critic
+  (`training.search.search_agent`).
 
 So `opponents="search:runs/exposed-seed0"` in the Gymnasium face, `match(info, "runs/exposed-seed0",
 "random", 100)` and the command line's players all mean the same player. An installed package also
@@ -19,10 +22,12 @@ from envs.core.errors import ConfigError, did_you_mean
 from envs.core.players import PLAYERS, Players
 
 from . import checkpoint as ckpt
+from . import references
 from .games import GameInfo, spec_info
 from .policy import Policy, checkpoint_policy
 from .search import PREFIX, search_agent
 
+REFERENCE = references.PREFIX  # a shipped reference agent: reference, reference:<game>-v<N>
 RUN = "run"  # the kind of name: a run directory or a checkpoint file
 GUIDED = PREFIX + ":"  # the prefix of the guided search: search:RUN
 
@@ -50,7 +55,7 @@ def run_player(
 ) -> Policy:
     """The trained policy of the run directory or checkpoint `name`, refused (CheckpointError) if it
     was trained on another game or configuration."""
-    data = ckpt.read_checkpoint(name)
+    data = ckpt.read_checkpoint(name, info_of(game))
     ckpt.check_played(data, info_of(game), what)
     return checkpoint_policy(data, greedy)
 
@@ -62,17 +67,27 @@ def guided_player(name: str, game, seat: int = 0, budget=None, rollout: str | No
 
 
 def check_guided(name: str) -> None:
-    """search:RUN names a run directory or checkpoint that exists (or nothing: the unguided search)."""
+    """search:RUN names a run directory or checkpoint that exists, a reference agent (or nothing: the
+    unguided search)."""
     source = name[len(GUIDED) :]
-    if source and not Path(source).exists():
+    if references.is_reference_name(source):
+        references.parse(source)
+    elif source and not Path(source).exists():
         raise ConfigError(
             f"{name!r}: no run directory or checkpoint at {source!r}"
             + did_you_mean(str(Path(source)), near_paths(source))
         )
 
 
+def check_reference(name: str) -> None:
+    """reference:... is a reference agent's name (which agent it is depends on the game it plays)."""
+    references.parse(name)
+
+
 def register(players: Players = PLAYERS) -> None:
     """Add this package's players to `players` (the entry point of the registry's plugin group)."""
+    players.register(REFERENCE, run_player)
+    players.register_prefix(REFERENCE + ":", run_player, placeholder="game", check=check_reference)
     players.register_prefix(GUIDED, guided_player, placeholder="run", check=check_guided)
     players.register_kind(
         RUN, ("a run directory", "a checkpoint file"), is_path, run_player, suggest=near_paths

@@ -121,7 +121,7 @@ def search_agent(
             return unguided_search(info.spec, info.config, rollout, budget, seed)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-    data = ckpt.read_checkpoint(source)
+    data = ckpt.read_checkpoint(source, info)
     if info is not None:
         ckpt.check_played(data, info, "the game searched")
     policy = Policy(ckpt.build_net(data), meta={"game": data["game"], "path": data["path"]})

@@ -178,7 +178,7 @@ def test_bad_seat_and_step_before_reset_are_clear_errors():
 
 def test_an_unknown_opponent_name_lists_the_names_and_suggests_the_closest():
     """The names come from the registry of players: the built-in ones first, then those the training
-    package adds when it is imported ('search:<run>', a run directory, a checkpoint file)."""
+    package adds when it is imported ('reference', 'search:<run>', a run directory, a checkpoint file)."""
     names = f"use {either([*PLAYERS.labels(), 'a policy'])}"
     assert names.startswith("use 'random', 'scripted', 'search'") and names.endswith(" or a policy")
     with pytest.raises(

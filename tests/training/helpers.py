@@ -88,3 +88,14 @@ def toy_rollout(net_config: NetConfig):
         capacity=8 * 16,
     )
     return info, net, runner.collect(16, 1.0, 0.95)
+
+
+def ship_reference(run, folder, monkeypatch, version: int = 1):
+    """Freeze `run` as a reference agent in `folder` and make it the only one shipped (for this test)."""
+    from training import references
+    from training.references.freeze import freeze
+
+    entry = freeze(run, version, minutes=0.1, folder=folder)
+    monkeypatch.setattr(references, "FOLDER", folder)
+    monkeypatch.setattr(references, "shipped", lambda: (references.Reference(**entry),))
+    return entry

@@ -5,14 +5,18 @@ built from the cards (the shipped one included)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
-from training.benchmark import Protocol, benchmark, leaderboard, markdown, write_card
+import pytest
+
+from training.benchmark import Protocol, benchmark, leaderboard, markdown, opponents, write_card
 from training.cli import main
 from training.games import game_info
+from training.trainer import Trainer
 
 from . import toy_signal  # noqa: F401 - imported, so that its SPEC resolves by name
-from .helpers import TOY
+from .helpers import TOY, ship_reference, tiny_config
 
 SMALL = Protocol(games=40, search_games=4, search_simulations=5, seed=7)
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +26,7 @@ def test_the_protocol_plays_its_counts_rotates_seats_and_gives_the_same_card_twi
     info = game_info(TOY, {})
     card = benchmark("scripted", "scripted", info, SMALL)
     assert card["protocol"] == {
-        "version": 1,
+        "version": 2,
         "games": 40,
         "search_games": 4,
         "search_simulations": 5,
@@ -38,7 +42,65 @@ def test_the_protocol_plays_its_counts_rotates_seats_and_gives_the_same_card_twi
     if rating["alpha_rank"] is not None:  # with the openspiel extra
         assert max(rating["alpha_rank"], key=rating["alpha_rank"].get) == "scripted"
     text = markdown(card)
-    assert "Protocol version 1: 40 games" in text and "| random | " in text and "| scripted | +" in text
+    assert "Protocol version 2: 40 games" in text and "| random | " in text and "| scripted | +" in text
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("benchmark_run")
+    Trainer(tiny_config(root / "mlp", "total_steps=600"), log=False).train()
+    return root / "mlp"
+
+
+def test_version_2_plays_the_reference_agents_and_their_search_and_version_1_does_not(
+    run, tmp_path, monkeypatch
+):
+    ship_reference(run, tmp_path, monkeypatch)
+    info = game_info(TOY, {})
+    reference = "reference:toy_nim-2p-v1"
+    # played as its run evaluated (eval.greedy is off there), not greedy as a run named elsewhere plays
+    assert opponents(info, SMALL)[reference].greedy is False
+    card = benchmark("scripted", "scripted", info, SMALL)
+    results = card["results"]
+    assert list(results) == ["random", "scripted", reference, "search", f"search:{reference}"]
+    assert [results[k]["games"] for k in results] == [40, 40, 40, 4, 4]
+    assert set(card["rating"]["elo"]) == {"scripted", "random", reference}
+    text = markdown(card)
+    assert (
+        f"| {reference} | " in text and f"| search:{reference} | " in text and "each reference agent" in text
+    )
+    old = benchmark("scripted", "scripted", info, replace(SMALL, version=1))
+    assert list(old["results"]) == ["random", "scripted", "search"]
+    assert (
+        old["results"]["search"]
+        == benchmark("scripted", "scripted", info, replace(SMALL, version=1))["results"]["search"]
+    )
+    # the reference agent's own card: its name in full, a file name without ':'
+    assert (
+        main(
+            [
+                "benchmark",
+                "reference",
+                "--game",
+                TOY,
+                "--games",
+                "10",
+                "--search-games",
+                "2",
+                "--out",
+                str(tmp_path / "cards"),
+            ]
+        )
+        == 0
+    )
+    (written,) = (tmp_path / "cards").glob("*.json")
+    assert written.name == "toy_nim--reference_toy_nim-2p-v1.json"
+    assert json.loads(written.read_text())["agent"] == reference
+    page = leaderboard(tmp_path / "cards")
+    row = next(line for line in page.splitlines() if line.startswith(f"| {reference} | v2 |"))
+    assert row.count("—") == 0  # every column has its opponent under version 2
+    with pytest.raises(ValueError, match="protocol version 3 is not one of"):
+        Protocol(version=3)
 
 
 def test_a_cooperative_card_puts_the_team_beside_scripted_partners():
@@ -70,7 +132,7 @@ def test_the_shipped_leaderboard_is_built_from_the_shipped_cards(capsys):
     )
     for path in cards.glob("*.json"):
         card = json.loads(path.read_text())
-        assert card["protocol"]["version"] == 1 and card["protocol"]["games"] == 1000, path.name
+        assert card["protocol"]["version"] in (1, 2) and card["protocol"]["games"] == 1000, path.name
 
 
 def test_benchmark_refuses_an_unknown_agent(capsys):

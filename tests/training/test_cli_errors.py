@@ -472,7 +472,10 @@ def test_usage_mistakes_are_one_line_errors_too():
 
 
 # ----- players by name ---------------------------------------------------------------------------------
-NAMES = "a player is random, scripted, search, search:RUN, a run directory or a checkpoint file"
+NAMES = (
+    "a player is random, scripted, search, reference, reference:GAME, search:RUN, a run directory or a "
+    "checkpoint file"
+)
 
 
 @pytest.mark.parametrize(
@@ -489,7 +492,12 @@ NAMES = "a player is random, scripted, search, search:RUN, a run directory or a 
             ["'search:{run}x': no run directory", "{run}'?"],
         ),
         (["evaluate", "{run}x"], ["unknown player '{run}x'", "did you mean '{run}'?"]),
-        (["play", "random"], ["unknown player 'random': a player is search, search:RUN, a run directory"]),
+        (
+            ["play", "random"],
+            [
+                "unknown player 'random': a player is search, reference, reference:GAME, search:RUN, a run directory"
+            ],
+        ),
     ],
 )
 def test_unknown_players_list_the_names_and_suggest_the_closest(run, capsys, args, needles):

@@ -4,6 +4,7 @@ package (found by game name from any folder, present in a built wheel)."""
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import shutil
 import subprocess
@@ -84,7 +85,7 @@ def test_unknown_game_name_lists_the_default_configs(tmp_path, monkeypatch, caps
     assert "does not exist" in capsys.readouterr().err
 
 
-def test_built_wheel_ships_the_default_configs(tmp_path):
+def test_built_wheel_ships_the_default_configs_and_the_reference_agents(tmp_path):
     pytest.importorskip("setuptools", minversion="64")  # builds without isolation: no network needed
     src = tmp_path / "src"
     src.mkdir()
@@ -105,9 +106,20 @@ def test_built_wheel_ships_the_default_configs(tmp_path):
         zf.extractall(tmp_path / "site")
         listed = set(zf.namelist())
     assert {f"training/configs/{game}.yaml" for game in GAMES} <= listed
+    shipped = json.loads((ROOT / "training" / "references" / "references.json").read_text())["agents"]
+    assert {"training/references/references.json"} | {
+        f"training/references/{a['file']}" for a in shipped
+    } <= listed
     assert not any(n.startswith("tests/") for n in listed)
     # the installed package finds them inside itself, from any folder
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
     done = run_python("import training; print(training.default_config('exposed'))", cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     assert Path(done.stdout.strip()) == tmp_path / "site" / "training" / "configs" / "exposed.yaml"
+    for agent in shipped:  # and loads its reference agents from inside itself, checksums verified
+        name = f"reference:{agent['game']}-{agent['num_players']}p-v{agent['version']}"
+        done = run_python(
+            f"import training; print(training.load_policy({name!r}).meta['path'])", cwd=tmp_path, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        assert Path(done.stdout.strip()) == tmp_path / "site" / "training" / "references" / agent["file"]

@@ -50,10 +50,13 @@ def run(tmp_path_factory):
 def test_importing_training_registers_its_players(run):
     assert PLAYERS.check(str(run)).key == RUN
     assert PLAYERS.check(f"search:{run}").key == GUIDED
-    assert PLAYERS.labels(command_line=True)[:6] == [
+    assert PLAYERS.check("reference:exposed-v1").key == "reference:"
+    assert PLAYERS.labels(command_line=True)[:8] == [
         "random",
         "scripted",
         "search",
+        "reference",
+        "reference:GAME",
         "search:RUN",
         "a run directory",
         "a checkpoint file",
@@ -96,7 +99,10 @@ def test_a_users_own_player_plays_in_match_and_on_the_command_line(tmp_path, mon
 
 
 def test_an_unknown_name_in_match_lists_the_training_players_too():
-    names = "'random', 'scripted', 'search', 'search:<run>', a run directory, a checkpoint file or a policy"
+    names = (
+        "'random', 'scripted', 'search', 'reference', 'reference:<game>', 'search:<run>', a run directory, "
+        "a checkpoint file or a policy"
+    )
     with pytest.raises(
         ConfigError, match=re.escape(f"unknown player 'randon': use {names}; did you mean 'random'?")
     ):

@@ -1,0 +1,5 @@
+import sys
+
+from .freeze import main
+
+sys.exit(main())
