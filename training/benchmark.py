@@ -36,7 +36,7 @@ from envs.core.search import SearchBudget
 
 from . import references
 from .evaluate import crossplay, match, rating_table, wilson
-from .policy import Policy
+from .policy import as_run_evaluates
 
 VERSIONS = (1, 2)
 
@@ -60,12 +60,11 @@ UNSAFE = re.compile(r"[^\w.-]+")  # what a card's file name replaces in an agent
 
 def as_evaluated(agent, meta: dict | None, protocol: Protocol):
     """A trained agent (its network, `meta` what its run was trained with) as protocol 2 plays it: as
-    its run's own evaluations did (its most likely actions where the run's config says eval.greedy,
-    else sampled). Protocol 1 sampled every network; other players are played as they are."""
+    its run's own evaluations did (`as_run_evaluates`). Protocol 1 sampled every network; other players
+    are played as they are."""
     if meta is None or protocol.version < 2:
         return agent
-    greedy = bool(meta["train_config"].get("eval", {}).get("greedy", False))
-    return Policy(agent, greedy=greedy, meta=meta)
+    return as_run_evaluates(agent, meta)
 
 
 def reference_agents(info, protocol: Protocol) -> dict:

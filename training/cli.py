@@ -28,6 +28,7 @@ from .config import ScaledWarmStart, check_count, check_number, check_seed, conf
 from .evaluate import crossplay, match, rating_table
 from .games import evaluation_info, game_info
 from .players import GUIDED, REFERENCE, RUN
+from .policy import as_run_evaluates, run_evaluates_greedy
 from .runlog import result_lines
 from .search import budget_from
 
@@ -61,11 +62,6 @@ def _load_player(text: str, info, args=None):
         seed = getattr(args, "seed", 0)
         return text, PLAYERS.resolve(text, info, budget=budget, rollout=rollout, seed=seed), None
     return text, text, None
-
-
-def run_evaluates_greedy(data: dict | None) -> bool:
-    """The run's eval.greedy for a checkpoint's data; False (sampling) for a baseline (no data)."""
-    return bool(data and data["train_config"].get("eval", {}).get("greedy", False))
 
 
 def cmd_train(args) -> int:
@@ -340,7 +336,14 @@ def cmd_exploit(args) -> int:
 
 
 def cmd_crossplay(args) -> int:
-    _, info, players = named_players(args)
+    torch.set_num_threads(args.threads)
+    for text in args.players:
+        check_player(text)
+    _, info = target_game(args, args.players)
+    players = {}
+    for text in args.players:  # each trained one as its run evaluates, unless --greedy / --no-greedy
+        name, player, meta = _load_player(text, info, args)
+        players[name] = player if meta is None else as_run_evaluates(player, meta, args.greedy)
     partners = None if args.partners == "none" else args.partners
     if partners is not None:
         check_player(partners)
@@ -641,6 +644,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--partners",
         default="scripted",
         help="each player also at one seat among these partners ('none': skip)",
+    )
+    c.add_argument(
+        "--greedy",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the trained players take their most likely actions (default: as each one's run evaluates)",
     )
     c.add_argument("--threads", type=int, default=1, help="torch threads")
     agent_options(c)

@@ -142,6 +142,17 @@ def checkpoint_policy(data: dict, greedy: bool = True, seed: int | None = None) 
     return Policy(ckpt.build_net(data), greedy=greedy, seed=seed, meta=meta)
 
 
+def run_evaluates_greedy(meta: dict | None) -> bool:
+    """A run's eval.greedy, from its checkpoint (or a Policy's meta); False (sampling) without one."""
+    return bool(meta and meta["train_config"].get("eval", {}).get("greedy", False))
+
+
+def as_run_evaluates(net: PolicyNet, meta: dict, greedy: bool | None = None) -> Policy:
+    """A trained network played as its run's own evaluations played it (its most likely actions where
+    the run's config says eval.greedy, else sampled), unless `greedy` says otherwise."""
+    return Policy(net, greedy=run_evaluates_greedy(meta) if greedy is None else greedy, meta=meta)
+
+
 class ExportedPolicy(nn.Module):
     """A trained policy for torch alone, observation -> masked logits, as both export formats run it.
 

@@ -8,12 +8,14 @@ import json
 
 import pytest
 
+from training import cli
 from training.cli import main
 from training.evaluate import crossplay
 from training.games import game_info
+from training.trainer import Trainer
 
 from . import toy_signal
-from .helpers import TOY
+from .helpers import TOY, tiny_config
 
 SIGNAL = "tests.training.toy_signal:SPEC"
 
@@ -54,3 +56,28 @@ def test_the_command_line_prints_the_table_and_refuses_a_game_with_sides(capsys)
     assert table["self_play"]["scripted"]["win_rate"] == 1.0 and table["players"] == ["scripted", "random"]
     with pytest.raises(ValueError, match="cooperative games"):
         crossplay(game_info(TOY, {}), {"a": "random", "b": "random"}, games=4)
+
+
+def test_the_command_line_plays_each_run_as_its_run_evaluates(tmp_path, monkeypatch, capsys):
+    runs = {}
+    for greedy in (True, False):
+        run_dir = tmp_path / f"greedy-{greedy}"
+        Trainer(
+            tiny_config(run_dir, "total_steps=300", f"eval.greedy={str(greedy).lower()}", game=SIGNAL),
+            log=False,
+        ).train()
+        runs[greedy] = str(run_dir)
+    seen = {}
+
+    def record(info, players, *args, **kwargs):
+        seen.update(players)
+        return {}
+
+    monkeypatch.setattr(cli, "crossplay", record)
+    assert main(["crossplay", runs[True], runs[False], "scripted", "--partners", "none"]) == 0
+    played = [p for name, p in seen.items() if name != "scripted"]
+    assert [p.greedy for p in played] == [True, False] and seen["scripted"] == "scripted"
+    seen.clear()
+    assert main(["crossplay", runs[True], runs[False], "--no-greedy", "--partners", "none"]) == 0
+    assert [p.greedy for p in seen.values()] == [False, False]
+    capsys.readouterr()
