@@ -157,12 +157,13 @@ def alpha_rank(names: list[str], matches: list[dict]) -> dict:
 
 
 def orders_disagree(card: dict) -> bool:
+    """Whether Elo and alpha-Rank put some pair of players in opposite orders (a tie in either, such as
+    two players with no alpha-Rank mass, orders nothing)."""
     rating = card.get("rating", {})
     if not rating.get("alpha_rank"):
         return False
-    elo = sorted(rating["elo"], key=lambda n: -rating["elo"][n])
-    mass = sorted(rating["alpha_rank"], key=lambda n: -rating["alpha_rank"][n])
-    return elo != mass
+    elo, mass = rating["elo"], rating["alpha_rank"]
+    return any(elo[a] > elo[b] and mass[a] < mass[b] for a in elo for b in elo)
 
 
 def markdown(card: dict) -> str:
@@ -251,6 +252,16 @@ def leaderboard_cell(results: dict, column: str) -> str:
     return f"{results[key]['win_rate']:.3f}" if key else "—"
 
 
+def protocol_cell(protocol: dict) -> str:
+    """The protocol's version, and its game counts where a card changed them (`--games`, `--search-games`)."""
+    changed = [
+        f"{protocol[key]} {what}"
+        for key, what in (("games", "games"), ("search_games", "search games"))
+        if protocol[key] != getattr(PROTOCOL, key)
+    ]
+    return f"v{protocol['version']}" + (f" ({', '.join(changed)})" if changed else "")
+
+
 def leaderboard(folder: str | Path) -> str:
     """The leaderboard page from the cards (*.json) in `folder`: one table per game, best first."""
     cards = [json.loads(p.read_text()) for p in sorted(Path(folder).glob("*.json"))]
@@ -281,7 +292,7 @@ def leaderboard(folder: str | Path) -> str:
             for c in mine:
                 cells = " | ".join(leaderboard_cell(c["results"], column) for column in COLUMNS)
                 elo = c["rating"]["elo"].get(c["agent"], 0.0)
-                lines.append(f"| {c['agent']} | v{c['protocol']['version']} | {cells} | {elo:+.0f} |")
+                lines.append(f"| {c['agent']} | {protocol_cell(c['protocol'])} | {cells} | {elo:+.0f} |")
         else:
             lines += [
                 "| agent | protocol | team win rate | mean return | the game's measures | with scripted partners |",
@@ -296,7 +307,7 @@ def leaderboard(folder: str | Path) -> str:
                 )
                 partners = next(iter(c["with_scripted_partners"].values()), {}).get("win_rate")
                 lines.append(
-                    f"| {c['agent']} | v{c['protocol']['version']} | {team['win_rate']:.3f} | "
+                    f"| {c['agent']} | {protocol_cell(c['protocol'])} | {team['win_rate']:.3f} | "
                     f"{team['mean_return']:+.2f} | {measures} | {'—' if partners is None else f'{partners:.3f}'} |"
                 )
         lines.append("")

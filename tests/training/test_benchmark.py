@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from training.benchmark import Protocol, benchmark, leaderboard, markdown, opponents, write_card
+from training.benchmark import (
+    Protocol,
+    benchmark,
+    leaderboard,
+    markdown,
+    opponents,
+    orders_disagree,
+    write_card,
+)
 from training.cli import main
 from training.games import game_info
 from training.trainer import Trainer
@@ -97,7 +105,11 @@ def test_version_2_plays_the_reference_agents_and_their_search_and_version_1_doe
     assert written.name == "toy_nim--reference_toy_nim-2p-v1.json"
     assert json.loads(written.read_text())["agent"] == reference
     page = leaderboard(tmp_path / "cards")
-    row = next(line for line in page.splitlines() if line.startswith(f"| {reference} | v2 |"))
+    row = next(
+        line
+        for line in page.splitlines()
+        if line.startswith(f"| {reference} | v2 (10 games, 2 search games) |")
+    )
     assert row.count("—") == 0  # every column has its opponent under version 2
     with pytest.raises(ValueError, match="protocol version 3 is not one of"):
         Protocol(version=3)
@@ -138,3 +150,15 @@ def test_the_shipped_leaderboard_is_built_from_the_shipped_cards(capsys):
 def test_benchmark_refuses_an_unknown_agent(capsys):
     assert main(["benchmark", "scriptd", "--game", "exposed"]) == 2
     assert "did you mean 'scripted'" in capsys.readouterr().err
+
+
+def test_elo_and_alpha_rank_disagree_only_where_they_order_a_pair_oppositely():
+    def card(elo, mass):
+        return {"rating": {"elo": elo, "alpha_rank": mass}}
+
+    elo = {"agent": 1364.0, "scripted": 1286.0, "random": 0.0}
+    assert not orders_disagree(
+        card(elo, {"agent": 1.0, "random": 0.0, "scripted": 0.0})
+    )  # a tie orders nothing
+    assert orders_disagree(card(elo, {"agent": 0.2, "random": 0.0, "scripted": 0.8}))
+    assert not orders_disagree(card(elo, None)) and not orders_disagree({})
