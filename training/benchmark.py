@@ -121,7 +121,7 @@ def benchmark(name: str, agent, info, protocol: Protocol = PROTOCOL, workers=Non
     rated = {name: agent, **{k: v for k, v in rivals.items() if not is_search(k)}}
     table = rating_table(info, rated, protocol.games, protocol.seed, workers=workers)
     card["rating"] = {"elo": table["ratings"], "ci95": table["ci95"], "anchor": table["anchor"]}
-    card["rating"] |= alpha_rank(list(rated), table["matches"])
+    card["rating"] |= alpha_rank(list(rated), table["matches"], info.num_teams - 1)
     return card
 
 
@@ -139,9 +139,18 @@ def cooperative_results(name: str, agent, info, protocol: Protocol) -> dict:
     }
 
 
-def alpha_rank(names: list[str], matches: list[dict]) -> dict:
-    """alpha-Rank's stationary mass over the players, from the round robin's win rates (a symmetric
-    meta-game: the row player's payoff is its win rate); None without OpenSpiel."""
+def head_to_head(win_rate: float, copies: int) -> float:
+    """A's chance of beating one given seat of B, from A's win rate at one seat against `copies` seats of
+    B (a free-for-all of n players has n - 1; two players or two sides, 1): of A and that seat, the
+    share of the wins that are A's."""
+    theirs = (1 - win_rate) / copies
+    return win_rate / (win_rate + theirs) if win_rate + theirs > 0 else 0.5
+
+
+def alpha_rank(names: list[str], matches: list[dict], copies: int = 1) -> dict:
+    """alpha-Rank's stationary mass over the players, from the round robin's results as a symmetric
+    meta-game (the row player's payoff: its chance of beating the column player's seat, `head_to_head`);
+    None without OpenSpiel."""
     try:
         from open_spiel.python.egt import alpharank
     except ImportError:
@@ -150,7 +159,8 @@ def alpha_rank(names: list[str], matches: list[dict]) -> dict:
     payoff = np.full((len(names), len(names)), 0.5)
     for m in matches:
         i, j = index[m["a"]], index[m["b"]]
-        payoff[i, j], payoff[j, i] = m["a_win_rate"], 1 - m["a_win_rate"]
+        payoff[i, j] = head_to_head(m["a_win_rate"], copies)
+        payoff[j, i] = 1 - payoff[i, j]
     _, _, pi, _, _ = alpharank.compute([payoff], alpha=10.0)
     mass = {n: max(0.0, round(float(p), 4)) for n, p in zip(names, pi)}
     return {"alpha_rank": mass}

@@ -12,7 +12,9 @@ import pytest
 
 from training.benchmark import (
     Protocol,
+    alpha_rank,
     benchmark,
+    head_to_head,
     leaderboard,
     markdown,
     opponents,
@@ -162,3 +164,13 @@ def test_elo_and_alpha_rank_disagree_only_where_they_order_a_pair_oppositely():
     )  # a tie orders nothing
     assert orders_disagree(card(elo, {"agent": 0.2, "random": 0.0, "scripted": 0.8}))
     assert not orders_disagree(card(elo, None)) and not orders_disagree({})
+
+
+def test_alpha_rank_reads_a_free_for_all_as_seat_against_seat():
+    assert head_to_head(0.6, 1) == pytest.approx(0.6)  # two players or two sides: the win rate itself
+    assert head_to_head(0.25, 3) == pytest.approx(0.5)  # a fair share of four seats: even
+    assert head_to_head(0.446, 3) > 0.7  # one seat winning 0.446 against three copies beats each of them
+    pytest.importorskip("open_spiel")
+    matches = [{"a": "agent", "b": "scripted", "a_win_rate": 0.446}]
+    mass = alpha_rank(["agent", "scripted"], matches, copies=3)["alpha_rank"]
+    assert mass["agent"] > mass["scripted"]

@@ -112,6 +112,12 @@ def test_names_fill_what_they_leave_out_from_the_game_played(fake):
     assert refs.parse("reference:exposed-4p-v12") == ("exposed", 4, 12)
 
 
+def test_a_manifest_names_files_of_its_own_folder_only():
+    for outside in ("../exposed-2p-v1.pt", "/etc/passwd", "sub/exposed.pt", ""):
+        with pytest.raises(ConfigError, match="not a file of"):
+            refs.Reference("exposed", 2, 1, outside, "0" * 64, {}).verified_path()
+
+
 def test_names_that_match_none_or_several_agents_are_refused_with_the_names_that_would_do(fake):
     with pytest.raises(ConfigError, match=r"names 2 reference agents \(reference:exposed-2p-v1, "):
         refs.find("reference:exposed-v1")  # which number of players?

@@ -46,7 +46,7 @@ class Reference:
     version: int
     file: str
     sha256: str
-    trained: dict  # how it was made: the config, its seed, decisions, minutes
+    trained: dict  # how it was made: the command, game config, seed, decisions, iterations, minutes
 
     @property
     def name(self) -> str:
@@ -55,6 +55,9 @@ class Reference:
 
     @property
     def path(self) -> Path:
+        """The agent's file in this folder (the manifest names a file, never a path elsewhere)."""
+        if not self.file or Path(self.file).name != self.file or self.file in (".", ".."):
+            raise ConfigError(f"{self.name}: the manifest names {self.file!r}, not a file of {FOLDER}")
         return FOLDER / self.file
 
     def verified_path(self) -> Path:
