@@ -247,6 +247,9 @@ def write_card(card: dict, folder: str | Path) -> tuple[Path, Path]:
     return json_path, md_path
 
 
+# game options that change only how a game is scored (its return), not its play: one leaderboard table,
+# whose columns (win rates, the game's own measures) do not depend on them
+SCORING = ("reward",)
 # the leaderboard's columns: a result's key, or how to find it (the newest reference, its search)
 COLUMNS = ("random", "scripted", "reference", "search", "search:reference")
 
@@ -286,8 +289,8 @@ def leaderboard(folder: str | Path) -> str:
         "",
     ]
 
-    def table_of(card: dict) -> str:  # one table per game and configuration
-        options = " ".join(f"{k}={v}" for k, v in sorted(card["game_config"].items()))
+    def table_of(card: dict) -> str:  # one table per game and configuration (how it was scored aside)
+        options = " ".join(f"{k}={v}" for k, v in sorted(card["game_config"].items()) if k not in SCORING)
         return f"{card['game']} {options}".rstrip()
 
     for title in sorted({table_of(c) for c in cards}):
@@ -305,9 +308,10 @@ def leaderboard(folder: str | Path) -> str:
                 lines.append(f"| {c['agent']} | {protocol_cell(c['protocol'])} | {cells} | {elo:+.0f} |")
         else:
             lines += [
-                "| agent | protocol | team win rate | mean return | the game's measures | with scripted partners |",
-                "|---|---|---|---|---|---|",
+                "| agent | protocol | team win rate | the game's measures | with scripted partners |",
+                "|---|---|---|---|---|",
             ]
+            mine.sort(key=lambda c: -c["team"][c["agent"]]["win_rate"])
             for c in mine:
                 team = c["team"][c["agent"]]
                 measures = ", ".join(
@@ -318,7 +322,7 @@ def leaderboard(folder: str | Path) -> str:
                 partners = next(iter(c["with_scripted_partners"].values()), {}).get("win_rate")
                 lines.append(
                     f"| {c['agent']} | {protocol_cell(c['protocol'])} | {team['win_rate']:.3f} | "
-                    f"{team['mean_return']:+.2f} | {measures} | {'—' if partners is None else f'{partners:.3f}'} |"
+                    f"{measures} | {'—' if partners is None else f'{partners:.3f}'} |"
                 )
         lines.append("")
     if not cards:

@@ -144,6 +144,8 @@ def test_the_shipped_leaderboard_is_built_from_the_shipped_cards(capsys):
         "docs/leaderboard.md drifted from benchmarks/cards: python -m training leaderboard benchmarks/cards "
         "> docs/leaderboard.md"
     )
+    page = (ROOT / "docs" / "leaderboard.md").read_text()
+    assert page.count("## expressions num_players=4") == 1  # scored by wins or by score: one table
     for path in cards.glob("*.json"):
         card = json.loads(path.read_text())
         assert card["protocol"]["version"] in (1, 2) and card["protocol"]["games"] == 1000, path.name
