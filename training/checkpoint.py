@@ -88,7 +88,7 @@ def save_checkpoint(
         "decisions": decisions,
         "trainer": trainer_blob(trainer_state) if trainer_state is not None else None,
     }
-    data["checksums"] = {"model": tensors_sha256(data["model"]), "trainer": blob_sha256(data["trainer"])}
+    data["checksums"] = checksums(data)
     write_atomically(path, data)
     return path
 
@@ -337,6 +337,11 @@ def tensors_sha256(state_dict: dict) -> str:
 
 def blob_sha256(blob: bytes | None) -> str:
     return hashlib.sha256(blob or b"").hexdigest()
+
+
+def checksums(data: dict) -> dict:
+    """What a checkpoint stores under "checksums": of its network's tensors and of its trainer blob."""
+    return {"model": tensors_sha256(data["model"]), "trainer": blob_sha256(data["trainer"])}
 
 
 def verify_model(data: dict) -> None:

@@ -291,16 +291,18 @@ def write_replays(recorded: dict, folder: Path, info) -> dict:
     return pages
 
 
-def named_players(args) -> tuple:
-    """The command's game and its players by name (args.players: names, runs, checkpoints)."""
+def named_players(args, as_evaluated: bool = False) -> tuple:
+    """The command's game and its players by name (args.players: names, runs, checkpoints); with
+    `as_evaluated`, each trained one as its run evaluates unless the command's --greedy says."""
     torch.set_num_threads(args.threads)
     for text in args.players:
         check_player(text)
     game, info = target_game(args, args.players)
     players = {}
     for text in args.players:
-        name, player, _ = _load_player(text, info, args)
-        players[name] = player
+        name, player, meta = _load_player(text, info, args)
+        trained = as_evaluated and meta is not None
+        players[name] = as_run_evaluates(player, meta, args.greedy) if trained else player
     return game, info, players
 
 
@@ -336,14 +338,7 @@ def cmd_exploit(args) -> int:
 
 
 def cmd_crossplay(args) -> int:
-    torch.set_num_threads(args.threads)
-    for text in args.players:
-        check_player(text)
-    _, info = target_game(args, args.players)
-    players = {}
-    for text in args.players:  # each trained one as its run evaluates, unless --greedy / --no-greedy
-        name, player, meta = _load_player(text, info, args)
-        players[name] = player if meta is None else as_run_evaluates(player, meta, args.greedy)
+    _, info, players = named_players(args, as_evaluated=True)
     partners = None if args.partners == "none" else args.partners
     if partners is not None:
         check_player(partners)

@@ -27,7 +27,7 @@ def policy_only(data: dict) -> dict:
     """A checkpoint's contents without the trainer state (and without where it was read from)."""
     kept = {key: value for key, value in data.items() if key not in ("trainer", "path")}
     kept["trainer"] = None
-    kept["checksums"] = {"model": ckpt.tensors_sha256(kept["model"]), "trainer": ckpt.blob_sha256(None)}
+    kept["checksums"] = ckpt.checksums(kept)
     return kept
 
 
