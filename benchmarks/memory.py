@@ -82,7 +82,7 @@ def measure(
 
     with tempfile.TemporaryDirectory() as tmp:
         trainer = trainer_module.Trainer(config, run_dir=Path(tmp) / "run", log=False)
-        iterate = trainer.iterate
+        iterate = trainer.backend.iterate
 
         def traced_iterate():
             stats = iterate()
@@ -90,11 +90,13 @@ def measure(
                 trace[trainer.iteration] = round(resident_mb())
             return stats
 
-        trainer.iterate = traced_iterate
-        trainer.train() if iterations else trainer.run.warm_start()
+        trainer.backend.iterate = traced_iterate
+        trainer.train() if iterations else trainer.warm_start()
         stats = trainer.pretrain_stats
-        pool = len(trainer.pool.snapshots)
-        snapshot_mb = sum(v.numel() * v.element_size() for v in trainer.net.state_dict().values()) / 2**20
+        pool = len(trainer.backend.pool.snapshots)
+        snapshot_mb = (
+            sum(v.numel() * v.element_size() for v in trainer.backend.net.state_dict().values()) / 2**20
+        )
     warm = f"warm start ({config.pretrain.games} games, {config.pretrain.epochs} epochs)"
     ppo = f"{iterations} PPO iterations (num_envs {p.num_envs} x rollout_steps {p.rollout_steps})"
     parts = ([warm] if config.pretrain.games else []) + ([ppo] if iterations else [])

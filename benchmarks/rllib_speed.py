@@ -61,17 +61,17 @@ def native(config) -> dict:
     p = config.ppo
 
     def iteration():
-        trainer.net.eval()
-        batch = trainer.runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)
-        trainer.net.train()
-        ppo_update(trainer.net, trainer.optimizer, batch, p, trainer.rng)
+        trainer.backend.net.eval()
+        batch = trainer.backend.runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)
+        trainer.backend.net.train()
+        ppo_update(trainer.backend.net, trainer.backend.optimizer, batch, p, trainer.backend.rng)
 
     iteration()  # warm-up, as for RLlib
-    start_decisions = trainer.runner.decisions
+    start_decisions = trainer.backend.runner.decisions
     start, cpu = time.perf_counter(), time.process_time()
-    while trainer.runner.decisions - start_decisions < config.total_steps:
+    while trainer.backend.runner.decisions - start_decisions < config.total_steps:
         iteration()
-    done = trainer.runner.decisions - start_decisions
+    done = trainer.backend.runner.decisions - start_decisions
     return _rates(done, start, cpu)
 
 

@@ -88,7 +88,7 @@ def time_to_target(name: str, setup: str, seed: int, every: int, games: int) -> 
         ]
         trainer = build(setup, load_config(default_config(name), overrides))
         began = time.perf_counter()
-        evaluate = trainer.run.evaluate
+        evaluate = trainer.evaluate
         seen = []
 
         def timed(games=None):
@@ -98,14 +98,14 @@ def time_to_target(name: str, setup: str, seed: int, every: int, games: int) -> 
                 raise TargetReached
             return entry
 
-        trainer.run.evaluate = timed
+        trainer.evaluate = timed
         try:
             trainer.train()
             hit = None
         except TargetReached:
             hit = seen[-1]
         finally:
-            trainer.close()
+            trainer.backend.close()
         return {
             "setup": setup,
             "reached": hit is not None,

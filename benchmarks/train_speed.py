@@ -70,13 +70,13 @@ def ours(
     trainer = Trainer(load_config(None, overrides), overwrite=True, log=False)
     p = trainer.config.ppo
     start, cpu, updating = time.perf_counter(), time.process_time(), 0.0
-    while trainer.runner.decisions < steps:
-        batch = trainer.runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)
+    while trainer.backend.runner.decisions < steps:
+        batch = trainer.backend.runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)
         begin = time.perf_counter()
-        ppo_update(trainer.net, trainer.optimizer, batch, p, trainer.rng)
+        ppo_update(trainer.backend.net, trainer.backend.optimizer, batch, p, trainer.backend.rng)
         updating += time.perf_counter() - begin
-    rates = _rates(trainer.runner.decisions, start, cpu)
-    rates["update_us_per_decision"] = round(1e6 * updating / trainer.runner.decisions, 1)
+    rates = _rates(trainer.backend.runner.decisions, start, cpu)
+    rates["update_us_per_decision"] = round(1e6 * updating / trainer.backend.runner.decisions, 1)
     return rates
 
 

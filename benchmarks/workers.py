@@ -91,7 +91,7 @@ def one_run(name: str, workers: int, iterations: int, seed: int, threads: int = 
         ]
         trainer = Trainer(load_config(default_config(name), overrides), log=False)
         p = trainer.config.ppo
-        runner = trainer.runner
+        runner = trainer.backend.runner
         spent, restore = timed_inference() if workers == 1 else ([0.0], lambda: None)
         try:
             out = {
@@ -107,10 +107,10 @@ def one_run(name: str, workers: int, iterations: int, seed: int, threads: int = 
                 began = time.perf_counter()
                 batch = runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)
                 rolled = time.perf_counter() - began
-                trainer.net.train()
-                ppo_update(trainer.net, trainer.optimizer, batch, p, trainer.rng)
-                trainer._sync_acting()
-                trainer.net.eval()
+                trainer.backend.net.train()
+                ppo_update(trainer.backend.net, trainer.backend.optimizer, batch, p, trainer.backend.rng)
+                trainer.backend._sync_acting()
+                trainer.backend.net.eval()
                 updated = time.perf_counter() - began - rolled
                 if i == 0:
                     continue
@@ -126,7 +126,7 @@ def one_run(name: str, workers: int, iterations: int, seed: int, threads: int = 
                 out["rss_workers_mb"] = [rss_mb(proc.pid) for proc in runner.workers.processes]
         finally:
             restore()
-            trainer.close()
+            trainer.backend.close()
     return out
 
 
@@ -222,7 +222,7 @@ def worker_rate(name: str, workers: int, iterations: int, seed: int) -> float:
             f"run_dir={folder}/run",
         ]
         trainer = Trainer(load_config(default_config(name), overrides), log=False)
-        p, runner = trainer.config.ppo, trainer.runner
+        p, runner = trainer.config.ppo, trainer.backend.runner
         try:
             runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)  # warm-up
             before, began = runner.all_decisions, time.perf_counter()
@@ -230,7 +230,7 @@ def worker_rate(name: str, workers: int, iterations: int, seed: int) -> float:
                 runner.collect(p.rollout_steps, p.gamma, p.gae_lambda)
             return (runner.all_decisions - before) / (time.perf_counter() - began)
         finally:
-            trainer.close()
+            trainer.backend.close()
 
 
 def compare_inference(names: list[str], worker_counts: list[int], repeats: int) -> dict:

@@ -8,10 +8,13 @@ checkpoints (every `checkpoint_every` iterations, at the end), TensorBoard and t
 A `Backend` supplies only its iteration and its policy: `iterate() -> stats`, `policy()`, and its
 state for checkpoints (`state_dict()` / `load()`). Two exist: the native PPO (`training.trainer`) and
 RLlib's PPO on Ray (`training.rllib.trainer`), picked by `config.backend`; each checks its own options.
+Calls go one way: the run calls its backend, and hands it what it needs (the run directory in `open`);
+a backend never calls its run. Each backend's run is a `Run` subclass built from the config alone
+(`Trainer`, `RLlibRun`), so its backend is `run.backend`.
 
-    backend = start(config)                       # a fresh run (Trainer or RLlibRun)
-    summary = backend.train()                     # = backend.run.train()
-    backend = resume("runs/exposed-seed0", {"total_steps": 400000})
+    run = start(config)                           # a fresh run (Trainer or RLlibRun)
+    summary = run.train()
+    run = resume("runs/exposed-seed0", {"total_steps": 400000})
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from .runlog import log_eval, open_writer, progress_bar, write_history
 # what a run writes in its directory (any backend; rllib_checkpoint is RLlib's own algorithm state): a
 # fresh run removes these and nothing else, since a run directory may also hold a person's other files
 RUN_FILES = ("checkpoints", "tb", "rllib_checkpoint", "config.yaml", "eval.json", "curve.png", "summary.json")
-# config.backend -> the class that trains it (imported only when used: RLlib's needs Ray)
+# config.backend -> the Run of the backend that trains it (imported only when used: RLlib's needs Ray)
 BACKENDS = {"native": "training.trainer:Trainer", "rllib": "training.rllib.trainer:RLlibRun"}
 # backends whose checkpoints hold their whole state; RLlib keeps its own in rllib_checkpoint/
 RESUMABLE = ("native",)
@@ -138,13 +141,12 @@ def prepare_run_dir(run_dir: Path, overwrite: bool, resumable: bool = True) -> N
 class Backend(ABC):
     """A way to train, as the `Run` sees it: its iteration and its policy.
 
-    A backend's __init__ sets `config` and `info` (`run_game(config)`), builds what it trains, and
-    creates its `Run` last (`self.run = Run(self, ...)`), which prepares the run directory or resumes."""
+    A backend's __init__ sets `config` and `info` (`run_game(config)`) and builds what it trains. It
+    knows nothing of the `Run` that drives it: whatever of the run it needs comes in as arguments."""
 
     name = "native"  # its config.backend
     config: TrainConfig
     info: GameInfo
-    run: Run
     iteration: int = 0  # iterations done
     decisions: int = 0  # learner decisions so far: total_steps counts these
 
@@ -175,8 +177,9 @@ class Backend(ABC):
         the run plays its evaluations and warm start; None: in this process."""
         return None
 
-    def open(self) -> None:  # noqa: B027 (an optional hook)
-        """Acquire what training needs beyond the backend's own objects (RLlib: Ray, the Algorithm)."""
+    def open(self, run_dir: Path) -> None:  # noqa: B027 (an optional hook)
+        """Acquire what training in `run_dir` needs beyond the backend's own objects (RLlib: Ray, the
+        Algorithm)."""
 
     def close(self) -> None:  # noqa: B027 (an optional hook)
         """Release it, however the run ended."""
@@ -187,35 +190,6 @@ class Backend(ABC):
     def summary(self) -> dict:
         """The backend's own entries of summary.json."""
         return {}
-
-    # ----- the run's API on the backend: `Trainer(config).train()` --------------------------------
-    def train(self) -> dict:
-        return self.run.train()
-
-    def evaluate(self, games: int | None = None) -> dict:
-        return self.run.evaluate(games)
-
-    def save(self, name: str = "latest.pt") -> Path:
-        return self.run.save(name)
-
-    def resume_hint(self) -> str:
-        return self.run.resume_hint()
-
-    @property
-    def run_dir(self) -> Path:
-        return self.run.run_dir
-
-    @property
-    def history(self) -> list[dict]:
-        return self.run.history
-
-    @property
-    def finished(self) -> bool:
-        return self.run.finished
-
-    @property
-    def pretrain_stats(self) -> dict:
-        return self.run.pretrain_stats
 
 
 class Run:
@@ -248,6 +222,16 @@ class Run:
 
     # ----- the loop ---------------------------------------------------------------------------
     @property
+    def iteration(self) -> int:
+        """The backend's iterations done."""
+        return self.backend.iteration
+
+    @property
+    def decisions(self) -> int:
+        """The backend's learner decisions so far (total_steps counts these)."""
+        return self.backend.decisions
+
+    @property
     def finished(self) -> bool:
         """The run has reached total_steps (a resumed finished run: train() does nothing)."""
         return self.backend.decisions >= self.config.total_steps
@@ -259,7 +243,7 @@ class Run:
             return self._summary(self.history[-1]) | {"already_finished": True}
         self._open = []  # the bar and the TensorBoard writer, closed however the run ends
         try:
-            self.backend.open()
+            self.backend.open(self.run_dir)
             return self._train()
         except KeyboardInterrupt:
             b = self.backend
@@ -495,8 +479,8 @@ def refuse_unresumable(data: dict, state: dict) -> None:
     )
 
 
-def backend_class(name: str) -> type[Backend]:
-    """The Backend class of config.backend `name` (RLlib's needs ray[rllib])."""
+def run_class(name: str) -> type[Run]:
+    """The Run of config.backend `name` (RLlib's needs ray[rllib])."""
     module, attr = BACKENDS[name].split(":")
     try:
         return getattr(importlib.import_module(module), attr)
@@ -508,12 +492,12 @@ def backend_class(name: str) -> type[Backend]:
         ) from None
 
 
-def start(config: TrainConfig, run_dir=None, overwrite: bool = False, log: bool = True) -> Backend:
+def start(config: TrainConfig, run_dir=None, overwrite: bool = False, log: bool = True) -> Run:
     """A fresh run of `config` with its backend (config.backend)."""
-    return backend_class(config.backend)(config, run_dir=run_dir, overwrite=overwrite, log=log)
+    return run_class(config.backend)(config, run_dir=run_dir, overwrite=overwrite, log=log)
 
 
-def resume(path: str | Path, overrides: dict | None = None, run_dir=None, log: bool = True) -> Backend:
+def resume(path: str | Path, overrides: dict | None = None, run_dir=None, log: bool = True) -> Run:
     """A run continuing from a checkpoint (or a run directory's latest checkpoint); `overrides`
     (key -> value) apply on top of its config, e.g. {"total_steps": 400000} to train longer."""
     data = ckpt.read_checkpoint(path)
@@ -524,4 +508,4 @@ def resume(path: str | Path, overrides: dict | None = None, run_dir=None, log: b
     config = from_dict(config_dict)
     if run_dir is None:  # the checkpoint's own run, unless a run_dir=... override names another
         run_dir = config.run_dir if overrides and "run_dir" in overrides else Path(data["path"]).parent.parent
-    return backend_class(config.backend)(config, run_dir=run_dir, resume_from=data, log=log)
+    return run_class(config.backend)(config, run_dir=run_dir, resume_from=data, log=log)

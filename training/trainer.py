@@ -34,24 +34,17 @@ from .runner import Runner
 from .seating import Outcome, Seating, opponent_actors
 from .workers import ParallelRunner
 
-__all__ = ["Interrupted", "Trainer", "iterations_for", "resume"]
+__all__ = ["Interrupted", "NativePPO", "Trainer", "iterations_for", "resume"]
 
 LIVE = 500  # games behind each live win rate and mean return
 
 
-class Trainer(Backend):
-    """PPO self-play on this package's batched runner; `train()` runs it to `total_steps` decisions."""
+class NativePPO(Backend):
+    """PPO self-play on this package's batched runner, as the backend of a `Run` (`Trainer`)."""
 
     name = "native"
 
-    def __init__(
-        self,
-        config: TrainConfig,
-        run_dir=None,
-        overwrite: bool = False,
-        resume_from: dict | None = None,
-        log: bool = True,
-    ):
+    def __init__(self, config: TrainConfig):
         self.config = config
         self.info = info = run_game(config)
         seeds = Seeds(config.seed)
@@ -98,7 +91,6 @@ class Trainer(Backend):
         self.episode_returns: deque = deque(maxlen=LIVE)
         self.episode_truncated: deque = deque(maxlen=LIVE)  # 1 for a game cut at its length limit
         self.episodes = 0
-        self.run = Run(self, run_dir, overwrite, resume_from, log)
 
     def _network(self) -> PolicyNet:
         info = self.info
@@ -281,6 +273,21 @@ class Trainer(Backend):
             return
         self.runner.load_state_dict(state["runner"])
         self.seating.reseat(self.runner.keys, state.get("seated_snapshots", {}))
+
+
+class Trainer(Run):
+    """A native PPO run: `Trainer(config).train()` trains to `total_steps` decisions; its network,
+    optimizer and games are its `backend` (`NativePPO`)."""
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        run_dir=None,
+        overwrite: bool = False,
+        resume_from: dict | None = None,
+        log: bool = True,
+    ):
+        super().__init__(NativePPO(config), run_dir, overwrite, resume_from, log)
 
 
 def iterations_for(config: TrainConfig) -> int:

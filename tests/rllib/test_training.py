@@ -68,10 +68,10 @@ def test_short_run_improves_over_random_with_snapshot_opponents(local_ray, tmp_p
     summary = run.train()
     assert summary["decisions"] >= 8000 and summary["backend"] == "rllib"
     # snapshots: more were taken than the pool holds; the two snapshot modules were reused
-    assert run.league.pool.next_id >= 3
+    assert run.backend.league.pool.next_id >= 3
     assert sorted(summary["snapshot_modules"]) == ["snap_0", "snap_1"]
-    assert len(run.league.pool.snapshots) == 2
-    assert run.league.pool.stats[("random")].games > 20  # outcomes against random fed the pool
+    assert len(run.backend.league.pool.snapshots) == 2
+    assert run.backend.league.pool.stats[("random")].games > 20  # outcomes against random fed the pool
     # the native run directory
     for name in (
         "config.yaml",
@@ -131,12 +131,12 @@ def test_snapshot_weights_are_copied_from_the_learner_group(local_ray, tmp_path)
         "eval.games=200",
     )
     run = RLlibRun(config, rllib={"num_env_runners": 1}, log=False)
-    league: SnapshotLeague = run.league
-    algo = run.algo = build_algorithm(config, run.info, league, run.rllib)
+    league: SnapshotLeague = run.backend.league
+    algo = run.backend.algo = build_algorithm(config, run.info, league, run.backend.rllib)
     try:
         # behaviour cloning of the scripted Nim player reaches the learner group and the EnvRunners
         initial = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
-        stats = run.pretrain()
+        stats = run.warm_start()
         assert stats["pretrain/decisions"] > 500
         cloned = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
         assert not np.array_equal(cloned["net.actor_head.weight"], initial["net.actor_head.weight"])
@@ -149,11 +149,13 @@ def test_snapshot_weights_are_copied_from_the_learner_group(local_ray, tmp_path)
         for k in on_runner:
             np.testing.assert_array_equal(on_runner[k], cloned[k])
         assert stats["pretrain/accuracy"] > 0.9
-        run.evaluate()  # reads main's weights back from the learner group into run.net
-        # the learner group's main (read back into run.net for that evaluation) plays like the script
+        run.evaluate()  # reads main's weights back from the learner group into run.backend.net
+        # the learner group's main (read back into run.backend.net for that evaluation) plays like the script
         data = collect_scripted(run.info, 50, 999, False)
         with torch.no_grad():
-            logits, _ = run.net.evaluate_flat(torch.from_numpy(data["obs"]), torch.from_numpy(data["mask"]))
+            logits, _ = run.backend.net.evaluate_flat(
+                torch.from_numpy(data["obs"]), torch.from_numpy(data["mask"])
+            )
         assert (logits.argmax(-1).numpy() == data["action"]).mean() > 0.9
         algo.train()
         main_full = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
@@ -231,7 +233,7 @@ def test_run_with_games_cut_at_a_tiny_length_limit(local_ray, tmp_path):
     assert summary["decisions"] >= 300
     assert summary["final_eval"]["random"]["truncated"] == 10
     assert summary["final_eval"]["random"]["win_rate"] == 0.5
-    random_stats = run.league.pool.stats["random"]
+    random_stats = run.backend.league.pool.stats["random"]
     assert random_stats.games > 3 and random_stats.rate == pytest.approx(0.5)  # draws only
 
 

@@ -144,6 +144,6 @@ def test_aux_state_runs_through_warm_start_ppo_and_checkpoint(tmp_path, kind):
     assert trainer.pretrain_stats["pretrain/aux_state"] > 0  # the warm start fits the state too
     assert summary["decisions"] >= 256
     rebuilt = ckpt.build_net(ckpt.read_checkpoint(run))
-    assert torch.equal(rebuilt.aux_head.weight, trainer.net.aux_head.weight)
+    assert torch.equal(rebuilt.aux_head.weight, trainer.backend.net.aux_head.weight)
     # what the policy plays needs no state: evaluation acts on observations
     assert match(trainer.info, rebuilt, "random", 10, seed=0)["games"] == 10

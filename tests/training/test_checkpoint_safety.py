@@ -265,7 +265,7 @@ def test_sigkill_at_random_moments_of_a_checkpoint_write(tmp_path):
             seen["latest whole"] += 1
             resumed = resume(run_dir, log=False)
             assert not tmp.exists(), "a resume cleans up what a kill left"
-            assert resumed.runner.decisions == 0
+            assert resumed.backend.runner.decisions == 0
         else:
             with pytest.raises(ckpt.CheckpointError, match="interrupted, not a checkpoint"):
                 resume(run_dir, log=False)

@@ -38,19 +38,22 @@ def test_a_misspelt_device_is_refused_by_the_config(bad, tmp_path):
 
 def test_on_the_cpu_the_rollouts_play_the_trained_network_itself(tmp_path):
     trainer = Trainer(tiny_config(tmp_path / "cpu", "total_steps=200", "device=cpu"), log=False)
-    assert trainer.acting is trainer.net and trainer.policy() is trainer.net
+    assert trainer.backend.acting is trainer.backend.net and trainer.backend.policy() is trainer.backend.net
 
 
 @pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU")
 def test_a_run_on_a_gpu_keeps_a_cpu_copy_in_step_and_cpu_checkpoints(tmp_path):
     trainer = Trainer(tiny_config(tmp_path / "gpu", "total_steps=400", "device=cuda"), log=False)
-    assert next(trainer.net.parameters()).is_cuda and not next(trainer.acting.parameters()).is_cuda
+    assert (
+        next(trainer.backend.net.parameters()).is_cuda
+        and not next(trainer.backend.acting.parameters()).is_cuda
+    )
     trainer.train()
     for (name, trained), (_, acting) in zip(
-        trainer.net.state_dict().items(), trainer.acting.state_dict().items()
+        trainer.backend.net.state_dict().items(), trainer.backend.acting.state_dict().items()
     ):
         assert torch.equal(trained.cpu(), acting), name  # the rollouts play the updated weights
     data = ckpt.read_checkpoint(tmp_path / "gpu")
     assert all(t.device.type == "cpu" for t in data["model"].values())
     net = ckpt.build_net(data)  # loads without a GPU
-    assert torch.equal(next(net.parameters()), next(trainer.acting.parameters()))
+    assert torch.equal(next(net.parameters()), next(trainer.backend.acting.parameters()))

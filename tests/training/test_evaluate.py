@@ -79,8 +79,8 @@ def test_evaluations_score_games_with_eval_game_config(tmp_path):
     real = game_info(TOY, {"stone_reward": 0})
     dense = game_info(TOY, {"stone_reward": 10})
     seed = config.seed * 7919
-    assert entry["scripted"] == match(real, trainer.net, "scripted", 60, seed)
-    assert entry["scripted"] != match(dense, trainer.net, "scripted", 60, seed)
+    assert entry["scripted"] == match(real, trainer.backend.net, "scripted", 60, seed)
+    assert entry["scripted"] != match(dense, trainer.backend.net, "scripted", 60, seed)
     assert evaluation_info(trainer.info, {}) is trainer.info
     # options that would change what the policy sees or does are refused, before training starts
     with pytest.raises(Exception, match="eval.game_config"):

@@ -137,18 +137,18 @@ EXPERT_RUN = ("expert.games=4", "expert.simulations=16", "total_steps=512")
 
 def test_a_run_with_expert_iteration_logs_its_rounds_and_resumes(tmp_path):
     trainer = Trainer(tiny_config(tmp_path / "e", *EXPERT_RUN), log=False)
-    stats = trainer.iterate()
+    stats = trainer.backend.iterate()
     assert stats["expert/decisions"] > 0 and stats["expert/positions"] == stats["expert/decisions"]
     assert 0.0 <= stats["expert/agreement"] <= 1.0
     trainer.train()
-    rounds = trainer.expert.played
+    rounds = trainer.backend.expert.played
     assert rounds == trainer.iteration  # expert.every=1: a round after every update
-    steps = trainer.expert.optimizer.state_dict()["state"][0]["step"]
+    steps = trainer.backend.expert.optimizer.state_dict()["state"][0]["step"]
     again = resume(tmp_path / "e", {"total_steps": 1024})
-    assert again.expert.played == rounds
-    assert again.expert.state_dict()["optimizer"]["state"][0]["step"] == steps  # its own Adam, kept
+    assert again.backend.expert.played == rounds
+    assert again.backend.expert.state_dict()["optimizer"]["state"][0]["step"] == steps  # its own Adam, kept
     again.train()
-    assert again.expert.played == again.iteration
+    assert again.backend.expert.played == again.iteration
 
 
 def test_the_same_seed_gives_the_same_expert_run(tmp_path):
@@ -156,14 +156,14 @@ def test_the_same_seed_gives_the_same_expert_run(tmp_path):
     for name in ("a", "b"):
         trainer = Trainer(tiny_config(tmp_path / name, *EXPERT_RUN), log=False)
         trainer.train()
-        weights.append(trainer.policy().state_dict())
+        weights.append(trainer.backend.policy().state_dict())
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
 
 
 def test_rounds_are_played_on_the_rollout_workers(tmp_path):
     trainer = Trainer(tiny_config(tmp_path / "w", *EXPERT_RUN, "workers=2"), log=False)
     try:
-        stats = trainer.iterate()
+        stats = trainer.backend.iterate()
     finally:
-        trainer.close()
+        trainer.backend.close()
     assert stats["expert/decisions"] > 0

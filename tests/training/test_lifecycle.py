@@ -31,13 +31,12 @@ class Counting(Backend):
 
     name = "counting"
 
-    def __init__(self, config, step=100, interrupt_at=0, **run):
+    def __init__(self, config, step=100, interrupt_at=0):
         self.config, self.info = config, run_game(config)
         self.step, self.interrupt_at = step, interrupt_at
         torch.manual_seed(0)
         self.net = PolicyNet(self.info.net_shape, config.net)
         self.calls: list[str] = []
-        self.run = Run(self, **run)
 
     def iterate(self):
         if self.iteration + 1 == self.interrupt_at:
@@ -52,14 +51,20 @@ class Counting(Backend):
     def state_dict(self):
         return {"iteration": self.iteration}
 
-    def open(self):
+    def open(self, run_dir):
         self.calls.append("open")
+        self.opened_in = run_dir
 
     def close(self):
         self.calls.append("close")
 
     def finish(self):
         self.calls.append("finish")
+
+
+def counting(config, interrupt_at=0, **run) -> Run:
+    """A run of the Counting backend (`run`: Run's own arguments)."""
+    return Run(Counting(config, interrupt_at=interrupt_at), **run)
 
 
 def _config(run_dir, *overrides):
@@ -82,16 +87,17 @@ def test_generic_config_does_not_import_the_rllib_package():
 
 def test_schedule_evaluates_at_step_0_every_k_and_at_the_end_and_checkpoints_on_schedule(tmp_path):
     run_dir = tmp_path / "run"
-    backend = Counting(_config(run_dir, "seed=3"))
-    summary = backend.train()
-    assert backend.calls == ["open", "finish", "close"]
+    run = counting(_config(run_dir, "seed=3"))
+    summary = run.train()
+    assert run.backend.calls == ["open", "finish", "close"]
+    assert run.backend.opened_in == run_dir  # what the backend needs of its run comes as an argument
     # 10 iterations of 100 decisions: evaluations at 0, 2, 4, 6, 8 and the final one at 10
     history = json.loads((run_dir / "eval.json").read_text())
     assert [e["iteration"] for e in history] == [0, 2, 4, 6, 8, 10]
     assert [e["decisions"] for e in history] == [0, 200, 400, 600, 800, 1000]
     seeds = Seeds(3)
     assert [e["seed"] for e in history] == [seeds.evaluation(e["iteration"]) for e in history]
-    assert history[0]["random"] == match(backend.info, backend.net, "random", 4, seeds.evaluation(0))
+    assert history[0]["random"] == match(run.info, run.backend.net, "random", 4, seeds.evaluation(0))
     # checkpoints every 3 iterations, then latest and final at the end
     names = sorted(p.name for p in (run_dir / "checkpoints").iterdir())
     assert names == ["final.pt", "iter_00003.pt", "iter_00006.pt", "iter_00009.pt", "latest.pt"]
@@ -101,7 +107,7 @@ def test_schedule_evaluates_at_step_0_every_k_and_at_the_end_and_checkpoints_on_
     assert state["backend"] == "counting" and state["history"] == history and state["iteration"] == 10
     # config.yaml reads back as the run's config; the summary records the backend and the seeds
     used = load_config(run_dir / "config.yaml")
-    assert used.to_dict() == backend.config.to_dict()
+    assert used.to_dict() == run.config.to_dict()
     saved = json.loads((run_dir / "summary.json").read_text())
     assert saved == json.loads(json.dumps(summary))
     assert saved["backend"] == "counting" and saved["iterations"] == 10 and saved["decisions"] == 1000
@@ -110,10 +116,10 @@ def test_schedule_evaluates_at_step_0_every_k_and_at_the_end_and_checkpoints_on_
 
 
 def test_ctrl_c_releases_the_backend_and_says_where_the_last_checkpoint_is(tmp_path):
-    backend = Counting(_config(tmp_path / "run"), interrupt_at=5)
+    run = counting(_config(tmp_path / "run"), interrupt_at=5)
     with pytest.raises(Interrupted) as caught:
-        backend.train()
-    assert backend.calls == ["open", "close"]
+        run.train()
+    assert run.backend.calls == ["open", "close"]
     message = str(caught.value)
     assert "interrupted at 400 decisions (iteration 4)" in message
     assert f"the last checkpoint is {tmp_path / 'run' / 'checkpoints' / 'latest.pt'} (iteration 3" in message
@@ -122,7 +128,7 @@ def test_ctrl_c_releases_the_backend_and_says_where_the_last_checkpoint_is(tmp_p
 
 def test_a_fresh_run_removes_only_the_run_files(tmp_path):
     run_dir = tmp_path / "run"
-    Counting(_config(run_dir, "total_steps=300")).train()
+    counting(_config(run_dir, "total_steps=300")).train()
     (run_dir / "rllib_checkpoint").mkdir()  # what an RLlib run leaves beside the native files
     mine = tmp_path / "mine"
     mine.mkdir()
@@ -133,7 +139,7 @@ def test_a_fresh_run_removes_only_the_run_files(tmp_path):
     # without --overwrite a run with checkpoints is refused and nothing is touched
     before = sorted(p.relative_to(run_dir) for p in run_dir.rglob("*"))
     with pytest.raises(FileExistsError, match="pick another run_dir"):
-        Counting(_config(run_dir))
+        counting(_config(run_dir))
     assert sorted(p.relative_to(run_dir) for p in run_dir.rglob("*")) == before
     # with it: every run file goes, the person's files stay
     prepare_run_dir(run_dir, overwrite=True)
@@ -149,10 +155,10 @@ def test_a_fresh_run_removes_only_the_run_files(tmp_path):
 def test_a_run_interrupted_before_its_first_checkpoint_starts_again_clean(tmp_path):
     run_dir = tmp_path / "run"
     with pytest.raises(Interrupted, match="no checkpoint was written yet"):
-        Counting(_config(run_dir, "checkpoint_every=0"), interrupt_at=3).train()
+        counting(_config(run_dir, "checkpoint_every=0"), interrupt_at=3).train()
     assert (run_dir / "eval.json").exists() and not (run_dir / "checkpoints").exists()
     assert any((run_dir / "tb").iterdir())  # the interrupted run's TensorBoard events
-    again = Counting(_config(run_dir, "checkpoint_every=0"))
+    again = counting(_config(run_dir, "checkpoint_every=0"))
     assert not (run_dir / "eval.json").exists() and not (run_dir / "tb").exists()
     again.train()
     assert [e["iteration"] for e in json.loads((run_dir / "eval.json").read_text())] == [0, 2, 4, 6, 8, 10]
@@ -172,6 +178,6 @@ def test_a_resume_cannot_switch_backends(tmp_path):
 
     Trainer(tiny_config(tmp_path / "n", "total_steps=200"), log=False).train()
     with pytest.raises(ckpt.CheckpointError, match="backend=counting cannot resume"):
-        Counting(tiny_config(tmp_path / "other"), resume_from=ckpt.read_checkpoint(tmp_path / "n"))
+        counting(tiny_config(tmp_path / "other"), resume_from=ckpt.read_checkpoint(tmp_path / "n"))
     resumed = resume(tmp_path / "n", {"total_steps": 400}, log=False)
     assert isinstance(resumed, Trainer) and resumed.iteration == 2

@@ -23,7 +23,7 @@ from .helpers import OPPONENT_MIX, TOY, tiny_config
 
 
 def _weights(trainer):
-    return [p.detach().clone() for p in trainer.net.state_dict().values()]
+    return [p.detach().clone() for p in trainer.backend.net.state_dict().values()]
 
 
 def _same(a, b):
@@ -100,7 +100,7 @@ def test_resume_equals_uninterrupted_run(options, tmp_path):
     assert resumed.iteration == 5
     resumed.train()
     assert resumed.iteration == full.iteration
-    assert resumed.runner.decisions == full.runner.decisions
+    assert resumed.backend.runner.decisions == full.backend.runner.decisions
     assert _same(_weights(full), _weights(resumed))
 
 
@@ -111,7 +111,7 @@ def test_checkpoint_round_trip_keeps_the_policy(tmp_path):
     net = ckpt.build_net(data)
     assert _same(_weights(trainer), [p for p in net.state_dict().values()])
     info = game_info(TOY, {})
-    a = match(info, trainer.net, "random", 50, seed=3)
+    a = match(info, trainer.backend.net, "random", 50, seed=3)
     b = match(info, net, "random", 50, seed=3)
     assert a == b
 
@@ -203,7 +203,7 @@ def test_teams_and_cooperative_seating(tmp_path):
     seen_teams = set()
     game = trainer.info.new_game(0)
     for _ in range(40):
-        keys, (key, team, _) = trainer.seating.assign(0, rng, game)
+        keys, (key, team, _) = trainer.backend.seating.assign(0, rng, game)
         assert key == "random"
         assert (
             [k == "learner" for k in keys]
@@ -223,7 +223,7 @@ def test_teams_and_cooperative_seating(tmp_path):
         log=False,
     )
     for _ in range(10):
-        keys, _ = coop.seating.assign(0, rng, coop.info.new_game(0))
+        keys, _ = coop.backend.seating.assign(0, rng, coop.info.new_game(0))
         assert keys == ["learner"] * 3
 
 
@@ -241,7 +241,7 @@ def test_secret_teams_dealt_per_game_seat_the_learner_on_one_whole_side(tmp_path
     rng = np.random.default_rng(0)
     for seed in range(20):
         game = trainer.info.new_game(seed)
-        keys, (_, team, teams) = trainer.seating.assign(0, rng, game)
+        keys, (_, team, teams) = trainer.backend.seating.assign(0, rng, game)
         assert teams == game.teams() and sorted(teams) == [7, 7, 9, 9]  # the game's own ids
         assert [k == "learner" for k in keys] == [t == team for t in teams]
     info = trainer.info
@@ -270,7 +270,7 @@ def test_artifacts_learner_is_seated_on_a_dealt_side(tmp_path):
     deals = set()
     for seed in range(12):
         game = info.new_game(seed)
-        keys, (_, team, teams) = trainer.seating.assign(0, rng, game)
+        keys, (_, team, teams) = trainer.backend.seating.assign(0, rng, game)
         assert teams == game.teams() and sorted(teams) == [0, 0, 0, 0, 1, 1, 1]
         assert [k == "learner" for k in keys] == [t == team for t in teams]
         deals.add(tuple(teams))
@@ -307,11 +307,11 @@ def test_short_run_with_games_cut_at_a_tiny_length_limit(tmp_path):
     trainer = Trainer(config, log=False)
     summary = trainer.train()
     assert summary["decisions"] >= 400 and summary["episodes"] > 50
-    assert set(trainer.episode_truncated) == {1}  # every game was cut at 3 decisions
+    assert set(trainer.backend.episode_truncated) == {1}  # every game was cut at 3 decisions
     final = summary["final_eval"]
     for name in ("random", "scripted"):
         assert final[name]["truncated"] == 10 and final[name]["win_rate"] == 0.5
-    batch = trainer.runner.collect(4, 0.99, 0.95)
+    batch = trainer.backend.runner.collect(4, 0.99, 0.95)
     assert batch.truncated.any() and np.array_equal(batch.truncated, batch.done)
 
 
@@ -339,7 +339,9 @@ def test_pretraining_imitates_the_scripted_baseline(tmp_path):
     assert trainer.pretrain_stats["pretrain/seconds"] > 0
     assert trainer.history[0]["after_pretraining"]
     with torch.no_grad():
-        logits, _ = trainer.net.evaluate_flat(torch.from_numpy(data["obs"]), torch.from_numpy(data["mask"]))
+        logits, _ = trainer.backend.net.evaluate_flat(
+            torch.from_numpy(data["obs"]), torch.from_numpy(data["mask"])
+        )
     agree = (logits.argmax(-1).numpy() == data["action"]).mean()
     assert agree > 0.9
 
@@ -376,20 +378,20 @@ def test_opponent_pool_weights_and_pfsp(tmp_path):
         tiny_config(tmp_path / "p", "opponents.self_play=0", "opponents.snapshot=1", "opponents.pfsp=hard"),
         log=False,
     )
-    pool = trainer.pool
+    pool = trainer.backend.pool
     rng = np.random.default_rng(0)
     assert pool.sample(rng) == "self"  # no snapshot yet: falls back to self-play
-    weak, strong = pool.add_snapshot(trainer.net), pool.add_snapshot(trainer.net)
+    weak, strong = pool.add_snapshot(trainer.backend.net), pool.add_snapshot(trainer.backend.net)
     for _ in range(200):
         pool.record(weak, 1.0)  # the learner always beats the weak snapshot
         pool.record(strong, 0.0)  # and always loses to the strong one
     draws = [pool.sample(rng) for _ in range(400)]
     assert draws.count(strong) > 0.9 * len(draws)
     for _ in range(5):
-        pool.add_snapshot(trainer.net)
+        pool.add_snapshot(trainer.backend.net)
     assert len(pool.snapshots) <= trainer.config.opponents.pool_size
     mixed = Trainer(tiny_config(tmp_path / "m", "opponents.self_play=1", "opponents.random=3"), log=False)
-    kinds = [mixed.pool.sample(rng) for _ in range(2000)]
+    kinds = [mixed.backend.pool.sample(rng) for _ in range(2000)]
     assert 0.7 < kinds.count("random") / len(kinds) < 0.8
 
 
@@ -409,9 +411,9 @@ def test_short_training_run_learns_to_beat_random(tmp_path):
     )
     trainer = Trainer(config, log=False)
     info = trainer.info
-    before = match(info, trainer.net, "random", 400, seed=11)
+    before = match(info, trainer.backend.net, "random", 400, seed=11)
     trainer.train()
-    after = match(info, trainer.net, "random", 400, seed=11)
+    after = match(info, trainer.backend.net, "random", 400, seed=11)
     assert before["ci95"][1] < 0.75
     assert after["ci95"][0] > 0.8, after
     assert after["by_team"]["0"]["games"] == after["by_team"]["1"]["games"] == 200
@@ -506,7 +508,7 @@ def test_games_in_progress_are_saved_as_seeds_and_moves(tmp_path):
         replayed = trainer.info.new_game(record["seed"])
         for action in record["moves"]:
             replayed.apply_action(action)
-        live = trainer.runner.games[slot]
+        live = trainer.backend.runner.games[slot]
         assert replayed.num_decisions == live.num_decisions
         assert np.array_equal(replayed.state_tensor(), live.state_tensor())
 

@@ -57,8 +57,8 @@ def test_without_a_coefficient_the_labels_are_ignored():
 
 def test_the_teacher_labels_the_learners_decisions_with_the_scripted_choice(tmp_path):
     trainer = Trainer(tiny_config(tmp_path / "t", "teacher.coef=1.0", "teacher.share=1.0"), log=False)
-    batch = trainer.runner.collect(16, 1.0, 0.95)
-    labels = trainer._teacher_labels(batch)
+    batch = trainer.backend.runner.collect(16, 1.0, 0.95)
+    labels = trainer.backend._teacher_labels(batch)
     policy = toy_scripted(trainer.info.config, 0)
     rows = np.flatnonzero(batch.trainable)
     assert len(rows) > 0
@@ -69,8 +69,8 @@ def test_the_teacher_labels_the_learners_decisions_with_the_scripted_choice(tmp_
 
 def test_a_share_of_the_decisions_is_labelled(tmp_path):
     trainer = Trainer(tiny_config(tmp_path / "t", "teacher.coef=1.0", "teacher.share=0.3"), log=False)
-    batch = trainer.runner.collect(16, 1.0, 0.95)
-    labelled = trainer._teacher_labels(batch) >= 0
+    batch = trainer.backend.runner.collect(16, 1.0, 0.95)
+    labelled = trainer.backend._teacher_labels(batch) >= 0
     share = labelled.sum() / batch.trainable.sum()
     assert 0.15 < share < 0.45
     assert not np.any(labelled & ~batch.trainable)
@@ -81,18 +81,18 @@ def test_the_teachers_weight_falls_to_zero_at_until(tmp_path):
     trainer = Trainer(config, log=False)
     weights = []
     for decisions in (0, 250, 500, 900):
-        trainer.runner.decisions = decisions
-        weights.append(trainer._teacher_coef())
+        trainer.backend.runner.decisions = decisions
+        weights.append(trainer.backend._teacher_coef())
     assert weights == [2.0, 1.0, 0.0, 0.0]
-    trainer.runner.decisions = 0
-    stats = trainer.iterate()
+    trainer.backend.runner.decisions = 0
+    stats = trainer.backend.iterate()
     assert stats["teacher/coef"] == 2.0 and "teacher/agreement" in stats
 
 
 def test_no_teacher_by_default(tmp_path):
     trainer = Trainer(tiny_config(tmp_path / "t"), log=False)
-    assert trainer.teacher is None
-    stats = trainer.iterate()
+    assert trainer.backend.teacher is None
+    stats = trainer.backend.iterate()
     assert not any(k.startswith("teacher/") for k in stats)
 
 

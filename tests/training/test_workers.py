@@ -25,7 +25,7 @@ MIX = [*OPPONENT_MIX, "eval.every=4", "pretrain.games=12", "workers=2"]
 
 
 def _weights(trainer):
-    return [p.detach().clone() for p in trainer.net.state_dict().values()]
+    return [p.detach().clone() for p in trainer.backend.net.state_dict().values()]
 
 
 def _same(a, b):
@@ -42,7 +42,7 @@ def two_worker_run(tmp_path_factory):
 
 def test_a_fixed_worker_count_is_reproducible_and_resumes_bit_for_bit(two_worker_run, tmp_path):
     full, run_dir = two_worker_run
-    assert full.runner.workers is None  # the run stopped its worker processes when it ended
+    assert full.backend.runner.workers is None  # the run stopped its worker processes when it ended
     history = full.history
     assert {"random", "scripted"} <= set(history[-1]) and history[-1]["random"]["games"] == 20
     again = Trainer(tiny_config(tmp_path / "again", *MIX), log=False)
@@ -52,7 +52,7 @@ def test_a_fixed_worker_count_is_reproducible_and_resumes_bit_for_bit(two_worker
     resumed = resume(run_dir / "checkpoints" / "iter_00005.pt", run_dir=tmp_path / "resumed", log=False)
     assert resumed.iteration == 5
     resumed.train()
-    assert resumed.runner.decisions == full.runner.decisions
+    assert resumed.backend.runner.decisions == full.backend.runner.decisions
     assert _same(_weights(full), _weights(resumed))
 
 
@@ -74,10 +74,10 @@ def test_another_worker_count_resumes_with_fresh_games(two_worker_run, tmp_path)
             run_dir=tmp_path / "one",
             log=False,
         )
-    before = one.runner.decisions
+    before = one.backend.runner.decisions
     assert before == ckpt.read_checkpoint(run_dir / "checkpoints" / "iter_00005.pt")["decisions"]
     one.train()
-    assert one.runner.decisions >= 1600 > before
+    assert one.backend.runner.decisions >= 1600 > before
 
 
 def test_merged_batches_keep_every_chain_apart_with_its_advantages():

@@ -1,8 +1,8 @@
 """`train(config, run_dir)`: the native training config run as RLlib PPO (new API stack) on Ray.
 
-`RLlibRun` is a backend of the run lifecycle every backend shares (`training.run.Run`): it supplies its
-iteration (one `Algorithm.train()`) and its policy (main's weights from the learner group); the run
-directory, evaluations, checkpoints, logs and summary are the run's. So the directory holds what a
+`RLlibPPO` is a backend of the run lifecycle every backend shares (`training.run.Run`; `RLlibRun` is that
+run): it supplies its iteration (one `Algorithm.train()`) and its policy (main's weights from the learner
+group); the run directory, evaluations, checkpoints, logs and summary are the run's. So the directory holds what a
 native run writes - `config.yaml`, `tb/` (TensorBoard), `eval.json`, `curve.png`,
 `checkpoints/latest.pt`, `iter_NNNNN.pt`, `final.pt` (native checkpoints that
 `python -m training evaluate | rate | play` load), `summary.json` - plus `rllib_checkpoint/` (RLlib's own
@@ -267,22 +267,14 @@ def main_decisions(result: dict) -> int:
     raise KeyError("RLlib's result has no num_module_steps_sampled_lifetime/main")
 
 
-class RLlibRun(Backend):
+class RLlibPPO(Backend):
     """RLlib's PPO as a backend of the run lifecycle (`training.run.Run`): one iteration is one
-    `Algorithm.train()`; the policy is main's weights read back from the learner group. `train()`
-    runs it (Ray is started, or joined, only then)."""
+    `Algorithm.train()`; the policy is main's weights read back from the learner group. Ray is
+    started, or joined, only when the run opens it."""
 
     name = "rllib"
 
-    def __init__(
-        self,
-        config: TrainConfig,
-        run_dir=None,
-        rllib: RLlibConfig | dict | None = None,
-        overwrite: bool = False,
-        log: bool = True,
-        resume_from: dict | None = None,
-    ):
+    def __init__(self, config: TrainConfig, rllib: RLlibConfig | dict | None = None):
         self.config = config
         self.info = run_game(config)
         self.rllib = rllib_options(config, rllib)
@@ -299,12 +291,13 @@ class RLlibRun(Backend):
         self.decisions = 0
         self.all_decisions = 0  # every seat's decisions, opponents' included
         self.net = None  # driver-side PolicyNet with main's latest learner weights
-        self.rllib_path = None  # RLlib's own algorithm checkpoint, written at the end
+        self.rllib_dir = None  # where RLlib's own algorithm checkpoint goes (the run's directory's)
+        self.rllib_path = None  # that checkpoint, once written at the end
         self._ray_started = False
         self._clock = 0.0
-        self.run = Run(self, run_dir, overwrite, resume_from, log)
 
-    def open(self) -> None:
+    def open(self, run_dir: Path) -> None:
+        self.rllib_dir = (Path(run_dir) / "rllib_checkpoint").resolve()
         torch.set_num_threads(self.config.threads)
         torch.manual_seed(Seeds(self.config.seed).network)
         self._ray_started = connect(self.rllib)
@@ -386,17 +379,12 @@ class RLlibRun(Backend):
         set_module_weights(self.algo, MAIN, weights)
         return stats
 
-    def pretrain(self) -> dict:
-        """The run's warm start (pretrain.games > 0), once; its statistics."""
-        return self.run.warm_start()
-
     def state_dict(self) -> dict:
-        return backend_state(self.run.run_dir / "rllib_checkpoint")
+        return backend_state(self.rllib_dir)
 
     def finish(self) -> None:
-        path = (self.run.run_dir / "rllib_checkpoint").resolve()
         try:
-            self.rllib_path = str(self.algo.save_to_path(str(path)))
+            self.rllib_path = str(self.algo.save_to_path(str(self.rllib_dir)))
         except Exception as exc:  # the native checkpoints are written; RLlib's own one is a bonus
             warnings.warn(f"could not write RLlib's algorithm checkpoint: {exc}", stacklevel=2)
 
@@ -408,6 +396,21 @@ class RLlibRun(Backend):
             "snapshot_modules": self.league.state()["slots"],
             "rllib_checkpoint": self.rllib_path,
         }
+
+
+class RLlibRun(Run):
+    """A run trained by RLlib's PPO (`RLlibPPO`, its `backend`): `RLlibRun(config).train()`."""
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        run_dir=None,
+        rllib: RLlibConfig | dict | None = None,
+        overwrite: bool = False,
+        log: bool = True,
+        resume_from: dict | None = None,
+    ):
+        super().__init__(RLlibPPO(config, rllib), run_dir, overwrite, resume_from, log)
 
 
 # RLlib's learner results -> the names the native trainer logs
