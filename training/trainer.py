@@ -241,6 +241,8 @@ class NativePPO(Backend):
             # snapshots already dropped from the pool but still seated in games in progress
             "seated_snapshots": self.seating.seated_snapshots(),
         }
+        if hasattr(self.teacher, "rng"):  # a scripted teacher that breaks ties at random
+            state["teacher_rng"] = self.teacher.rng.bit_generator.state
         if self.expert is not None:  # (the kept rounds are not: a resumed run plays new ones)
             state["expert"] = self.expert.state_dict()
         state["runner"] = self.runner.state_dict()  # the games in progress as seeds and moves
@@ -258,6 +260,8 @@ class NativePPO(Backend):
         self.episode_returns = deque(state["episode_returns"], maxlen=LIVE)
         self.episode_truncated = deque(state.get("episode_truncated", []), maxlen=LIVE)
         self.episodes = state["episodes"]
+        if "teacher_rng" in state and hasattr(self.teacher, "rng"):
+            self.teacher.rng.bit_generator.state = state["teacher_rng"]
         if self.expert is not None:
             self.expert.load_state_dict(state.get("expert", {}))
         played_by = len(state["runner"].get("workers", [None]))

@@ -12,7 +12,7 @@ import torch
 from envs.core import ConfigError
 from training.config import NetConfig, PPOConfig
 from training.ppo import ppo_update
-from training.trainer import Trainer
+from training.trainer import Trainer, resume
 
 from .helpers import batch_log_probs, tiny_config, toy_rollout
 from .toy_game import toy_scripted
@@ -116,3 +116,21 @@ def test_a_teacher_needs_a_scripted_baseline(tmp_path, monkeypatch):
     monkeypatch.setattr(toy_game, "SPEC", dataclasses.replace(toy_game.SPEC, scripted_policy=None))
     with pytest.raises(ConfigError, match="teacher.coef needs a scripted baseline"):
         Trainer(tiny_config(tmp_path / "t", "teacher.coef=1.0"), log=False)
+
+
+def test_a_resumed_run_with_a_teacher_that_draws_at_random_is_the_uninterrupted_run(tmp_path):
+    """Exposed's scripted teacher breaks ties with its own generator: a checkpoint keeps its state."""
+    options = [
+        "teacher.coef=1.0",
+        "teacher.share=1.0",
+        "teacher.until=1.0",
+        "total_steps=640",
+        "ppo.rollout_steps=8",
+    ]
+    full = Trainer(tiny_config(tmp_path / "full", *options, game="exposed"), log=False)
+    full.train()
+    resumed = resume(tmp_path / "full" / "checkpoints" / "iter_00005.pt", run_dir=tmp_path / "r", log=False)
+    resumed.train()
+    assert resumed.iteration == full.iteration == 10
+    for a, b in zip(full.backend.net.state_dict().values(), resumed.backend.net.state_dict().values()):
+        assert torch.equal(a, b)
