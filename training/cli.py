@@ -33,7 +33,7 @@ from .runlog import result_lines
 from .search import budget_from
 
 # `play` plays the agents against a person in the terminal: searches, trained runs and reference agents
-PLAY_AGENTS = ("search", GUIDED, RUN, REFERENCE, REFERENCE + ":")
+PLAY_AGENTS = ("random", "scripted", "search", GUIDED, RUN, REFERENCE, REFERENCE + ":")
 TRAINED = (RUN, REFERENCE, REFERENCE + ":")  # players that are a trained network
 
 
@@ -378,6 +378,9 @@ def cmd_leaderboard(args) -> int:
 def cmd_play(args) -> int:
     check_player(args.checkpoint, PLAY_AGENTS)
     key = PLAYERS.check(args.checkpoint).key
+    if key in ("random", "scripted"):  # learn the game against the baselines: one for each seat
+        _, info = target_game(args, [args.checkpoint])
+        return play_in_terminal(args, info, baseline_moves(key, info, args.seed))
     if key not in TRAINED:  # a search
         _, info = target_game(args, [args.checkpoint])
         _, searcher, _ = _load_player(args.checkpoint, info, args)
@@ -413,6 +416,15 @@ def start_position(path: str, info):
     return game
 
 
+def baseline_moves(name: str, info, seed: int | None):
+    """agent_move(game, seat, mask) of random play or the scripted player (its own for each seat)."""
+    rng = np.random.default_rng(seed)
+    if name == "random":
+        return lambda game, p, mask: int(rng.choice(np.flatnonzero(mask)))
+    seats = {p: PLAYERS.resolve("scripted", info, p) for p in range(info.num_players)}
+    return lambda game, p, mask: int(seats[p](game.observation(p), mask))
+
+
 def play_in_terminal(args, info, agent_move) -> int:
     """You play one seat (every seat of a cooperative game with --all-seats); agent_move(game, seat,
     mask) -> action plays the others."""
@@ -424,7 +436,7 @@ def play_in_terminal(args, info, agent_move) -> int:
     game = info.new_game(int(rng.integers(2**63))) if args.start is None else start_position(args.start, info)
     seat = args.seat if args.seat is not None else int(rng.integers(info.num_players))
     humans = set(range(info.num_players)) if info.cooperative and args.all_seats else {seat}
-    print(f"{info.spec.title}: you play seat {seat}; the trained agent plays the others. 'q' quits.")
+    print(f"{info.spec.title}: you play seat {seat}; {args.checkpoint} plays the others. 'q' quits.")
     while not (game.is_terminal() or game.is_truncated()):  # stop at the length limit too
         p = game.current_player()
         mask = game.legal_action_mask()
@@ -689,7 +701,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "checkpoint",
         help="the agents: a run directory (its latest checkpoint), a checkpoint file, a reference agent "
-        "(reference:GAME-vN), search or search:RUN",
+        "(reference:GAME-vN), search or search:RUN, or the baselines scripted or random (with --game)",
     )
     p.add_argument("--seat", type=int, default=None, help="your seat (default: a random seat)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a fresh random one)")

@@ -191,6 +191,16 @@ def test_play_from_a_saved_position(run, tmp_path, capsys, monkeypatch):
     assert "starting from the position" in text and "returns: {0: 1.0, 1: -1.0}" in text
 
 
+@pytest.mark.parametrize("baseline", ["scripted", "random"])
+def test_play_against_the_baselines(baseline, capsys, monkeypatch):
+    """A person learning the game plays the scripted player or random play: always taking one stone."""
+    monkeypatch.setattr("builtins.input", lambda prompt="": "0")
+    assert main(["play", baseline, "--game", TOY, "--seat", "1", "--seed", "3"]) == 0
+    text = capsys.readouterr().out
+    assert f"you play seat 1; {baseline} plays the others" in text
+    assert "seat 0 plays: take" in text and "returns: {0: " in text
+
+
 @pytest.mark.parametrize(
     "content, needle",
     [
@@ -493,11 +503,10 @@ NAMES = (
         ),
         (["evaluate", "{run}x"], ["unknown player '{run}x'", "did you mean '{run}'?"]),
         (
-            ["play", "random"],
-            [
-                "unknown player 'random': a player is search, reference, reference:GAME, search:RUN, a run directory"
-            ],
+            ["play", "scriptd", "--game", TOY],
+            ["unknown player 'scriptd': a player is random, scripted, search,", "did you mean 'scripted'?"],
         ),
+        (["play", "random"], ["no checkpoint names the game: give --game NAME"]),
     ],
 )
 def test_unknown_players_list_the_names_and_suggest_the_closest(run, capsys, args, needles):
