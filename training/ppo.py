@@ -9,15 +9,22 @@ from .nets import masked_entropy
 from .runner import Batch
 
 
+def standardized(adv: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """A minibatch's advantages at mean 0 and standard deviation 1 over its rows of weight 1 (the
+    ppo.normalize_advantages of both backends)."""
+    total = weight.sum().clamp(min=1.0)
+    mean = (adv * weight).sum() / total
+    std = torch.sqrt(((adv - mean) ** 2 * weight).sum() / total + 1e-8)
+    return (adv - mean) / (std + 1e-8)
+
+
 def _losses(net, cfg, logits, values, action, old_logp, adv, ret, old_value, mask, weight, teacher=None):
     log_probs = torch.log_softmax(logits, -1)
     logp = log_probs.gather(-1, action.unsqueeze(-1)).squeeze(-1)
     entropy = masked_entropy(log_probs, mask)
     total = weight.sum().clamp(min=1.0)
     if cfg.normalize_advantages:
-        mean = (adv * weight).sum() / total
-        std = torch.sqrt(((adv - mean) ** 2 * weight).sum() / total + 1e-8)
-        adv = (adv - mean) / (std + 1e-8)
+        adv = standardized(adv, weight)
     log_ratio = logp - old_logp
     ratio = log_ratio.exp()
     pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip))

@@ -245,3 +245,40 @@ def test_a_recurrent_state_is_carried_across_the_chunks_of_a_game():
                 first = np.asarray(sa.get_extra_model_outputs(key=H_IN, indices=0))
                 np.testing.assert_allclose(starts[HIDDEN][0], first, atol=1e-6)
     assert carried >= 20
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_the_learner_standardizes_each_minibatchs_advantages_as_the_native_update(monkeypatch, normalize):
+    """RLlib standardizes advantages once over the whole batch; with ppo.normalize_advantages our
+    learner standardizes each minibatch's own (over its unpadded rows), as training.ppo does."""
+    from types import SimpleNamespace
+
+    from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
+    from ray.rllib.evaluation.postprocessing import Postprocessing
+
+    from training.rllib.learner import MINIBATCH_ADVANTAGES, TabletopPPOLearner
+
+    seen = {}
+
+    def rllib_loss(self, *, module_id, config, batch, fwd_out):
+        seen["advantages"] = batch[Postprocessing.ADVANTAGES].clone()
+        return torch.zeros(())
+
+    monkeypatch.setattr(PPOTorchLearner, "compute_loss_for_module", rllib_loss)
+    learner = object.__new__(TabletopPPOLearner)
+    learner.config = SimpleNamespace(learner_config_dict={MINIBATCH_ADVANTAGES: normalize})
+    advantages = torch.tensor([1.0, 2.0, 6.0, 100.0])  # the last row is padding
+    batch = {
+        Postprocessing.ADVANTAGES: advantages,
+        Columns.LOSS_MASK: torch.tensor([True, True, True, False]),
+    }
+    learner.compute_loss_for_module(
+        module_id=MAIN, config=None, batch=batch, fwd_out={Columns.ACTION_DIST_INPUTS: torch.zeros(4, 3)}
+    )
+    got = seen["advantages"]
+    if not normalize:
+        assert torch.equal(got, advantages)
+        return
+    real = got[:3]
+    assert abs(real.mean().item()) < 1e-6 and abs(real.std(unbiased=False).item() - 1) < 1e-4
+    assert torch.allclose(real, (advantages[:3] - 3.0) / advantages[:3].std(unbiased=False), atol=1e-4)

@@ -7,6 +7,8 @@ terms (`training.ppo` has the same):
   (`ppo.imitation_loss`), its weight set by the driver every iteration (`set_teacher_coef`), falling
   from teacher.coef to 0 as the native trainer's does.
 
+With ppo.normalize_advantages it standardizes each minibatch's advantages, as the native update does
+(RLlib standardizes them once over the whole batch; a minibatch's then need not have mean 0).
 It also starts a recurrent module's training sequences from the states the acting module recorded
 (`recurrent.RecurrentStateIn`, in place of RLlib's piece that fails on turn-based episodes). The loss
 terms read the columns the learner connector added (`columns`) and skip RLlib's padding and bootstrap
@@ -19,11 +21,14 @@ import torch
 from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
 from ray.rllib.connectors.common import AddStatesFromEpisodesToBatch
 from ray.rllib.core.columns import Columns
+from ray.rllib.evaluation.postprocessing import Postprocessing
 
-from ..ppo import imitation_loss
+from ..ppo import imitation_loss, standardized
 from .columns import TEACHER
 from .module import AUX_OUT, AUX_TARGET
 from .recurrent import RecurrentStateIn
+
+MINIBATCH_ADVANTAGES = "minibatch_advantages"  # learner_config_dict key: ppo.normalize_advantages
 
 
 class TabletopPPOLearner(PPOTorchLearner):
@@ -48,12 +53,14 @@ class TabletopPPOLearner(PPOTorchLearner):
         self.teacher_coef = float(coef)
 
     def compute_loss_for_module(self, *, module_id, config, batch, fwd_out):
-        loss = super().compute_loss_for_module(
-            module_id=module_id, config=config, batch=batch, fwd_out=fwd_out
-        )
         logits = fwd_out[Columns.ACTION_DIST_INPUTS]
         mask = batch.get(Columns.LOSS_MASK)
         weight = mask.float() if mask is not None else torch.ones(logits.shape[:-1], device=logits.device)
+        if self.config.learner_config_dict.get(MINIBATCH_ADVANTAGES):
+            batch[Postprocessing.ADVANTAGES] = standardized(batch[Postprocessing.ADVANTAGES], weight)
+        loss = super().compute_loss_for_module(
+            module_id=module_id, config=config, batch=batch, fwd_out=fwd_out
+        )
         stats = {}
         if AUX_OUT in fwd_out:
             aux = self.module[module_id].unwrapped().net.aux_loss(fwd_out[AUX_OUT], batch[AUX_TARGET], weight)

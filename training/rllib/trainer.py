@@ -13,8 +13,9 @@ the EnvRunners; one iteration samples num_envs * rollout_steps decisions (train_
 epochs, minibatches, lr (linearly annealed when anneal_lr), gamma, gae_lambda, clip, vf_coef (halved:
 RLlib's value loss is the squared error, the native one half of it), ent_coef, max_grad_norm and
 clip_value carry over; target_kl > 0 becomes RLlib's adaptive KL penalty with that
-target (the native trainer stops the epochs early instead); RLlib always standardizes advantages per
-batch. total_steps counts main's decisions, as the native trainer counts the learner's. The `net`
+target (the native trainer stops the epochs early instead); advantages are standardized per minibatch
+as the native update does (`learner`; RLlib's own standardization over the whole batch cannot be turned
+off, so ppo.normalize_advantages=false is not available). total_steps counts main's decisions, as the native trainer counts the learner's. The `net`
 section builds the native network itself as main's RLModule (`module`); what training reads beside a
 decision (the state, the auxiliary target, the teacher's labels) comes through a learner connector
 piece (`columns`) and the extra loss terms through a PPO learner subclass (`learner`); `device` puts
@@ -41,7 +42,7 @@ from ..pretrain import pretrain
 from ..run import Backend, Run, Seeds, run_game
 from .columns import TrainingColumns
 from .compat import backend_state
-from .learner import TabletopPPOLearner
+from .learner import MINIBATCH_ADVANTAGES, TabletopPPOLearner
 from .module import RandomMaskedModule, ScriptedModule, module_weights, policy_weights
 from .options import RLlibConfig, check_supported
 from .selfplay import (
@@ -124,6 +125,7 @@ def ppo_settings(config: TrainConfig, info, rllib: RLlibConfig) -> dict:
             **learner_device(config, rllib),
             "learner_class": TabletopPPOLearner,
             "learner_connector": training_columns(config, info),
+            "learner_config_dict": {MINIBATCH_ADVANTAGES: p.normalize_advantages},
         },
         "training": {
             "train_batch_size_per_learner": per_learner,
