@@ -237,10 +237,20 @@ def markdown(card: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def card_stem(card: dict) -> str:
+    """A card's file name: the game and its configuration (players, other options that change play),
+    then the agent, so one agent's cards on two configurations are two files."""
+    options = {k: v for k, v in sorted(card["game_config"].items()) if k not in SCORING}
+    where = [f"{options.pop('num_players')}p"] if "num_players" in options else []
+    where += [f"{k}-{v}" for k, v in options.items()]
+    game = "-".join([card["game"], *where])
+    return UNSAFE.sub("_", f"{game}--{Path(str(card['agent'])).name}")
+
+
 def write_card(card: dict, folder: str | Path) -> tuple[Path, Path]:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    stem = f"{card['game']}--{UNSAFE.sub('_', Path(str(card['agent'])).name)}"
+    stem = card_stem(card)
     json_path, md_path = folder / f"{stem}.json", folder / f"{stem}.md"
     json_path.write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
     md_path.write_text(markdown(card))

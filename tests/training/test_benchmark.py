@@ -125,6 +125,15 @@ def test_a_cooperative_card_puts_the_team_beside_scripted_partners():
     assert "| flip + scripted (one seat) | 0.000 |" in markdown(card)
 
 
+def test_one_agents_cards_on_two_configurations_are_two_files(tmp_path):
+    for players in (2, 4):
+        write_card(
+            benchmark("scripted", "scripted", game_info(TOY, {"num_players": players}), SMALL), tmp_path
+        )
+    names = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert names == ["toy_nim-2p--scripted.json", "toy_nim-4p--scripted.json"]
+
+
 def test_the_leaderboard_lists_each_game_best_first(tmp_path):
     info = game_info(TOY, {})
     for name in ("random", "scripted"):
