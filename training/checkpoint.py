@@ -189,16 +189,21 @@ def trainer_blob(state: dict) -> bytes:
     return buffer.getvalue()
 
 
-def read_checkpoint(path: str | Path, info=None) -> dict[str, Any]:
-    """A checkpoint file, a run directory's latest checkpoint, or a shipped reference agent
-    (`reference:<game>-v<N>`, the parts it leaves out taken from `info`, the game it is to play)."""
+def checkpoint_path(path: str | Path, info=None) -> Path:
+    """The file `read_checkpoint(path, info)` reads: the file itself, a run directory's latest
+    checkpoint, or a reference agent's verified file."""
     if references.is_reference_name(path):
         path = references.locate(path, info)
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"no checkpoint at {str(path)!r}")
-    if path.is_dir():
-        path = latest_in(path)
+    return latest_in(path) if path.is_dir() else path
+
+
+def read_checkpoint(path: str | Path, info=None) -> dict[str, Any]:
+    """A checkpoint file, a run directory's latest checkpoint, or a shipped reference agent
+    (`reference:<game>-v<N>`, the parts it leaves out taken from `info`, the game it is to play)."""
+    path = checkpoint_path(path, info)
     data = load_data(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a training checkpoint (no {FORMAT!r} header)")
@@ -412,7 +417,7 @@ def net_from(data: dict, net_config: NetConfig) -> PolicyNet:
     except ValueError as exc:
         raise CheckpointError(f"checkpoint {data['path']!r} holds an unusable network shape: {exc}") from None
     try:
-        net = PolicyNet(shape, net_config)
+        net = PolicyNet(shape, net_config, initialize=False)  # (every weight is loaded next)
     except ValueError as exc:
         raise CheckpointError(f"checkpoint {data['path']!r}: {exc}") from None
     try:

@@ -400,7 +400,9 @@ class PolicyNet(nn.Module):
     """Actor: observation -> trunk (MLP, or the layout encoder then an MLP) [-> GRU] -> logits.
     Critic: see NetConfig.critic (with kind="layout" a separate or central critic has its own encoder)."""
 
-    def __init__(self, shape: NetShape, net_config):
+    def __init__(self, shape: NetShape, net_config, initialize: bool = True):
+        """`initialize=False` skips the orthogonal initialization, most of the cost of building a network
+        whose weights are loaded next (a checkpoint's)."""
         super().__init__()
         c = net_config
         self.shape = shape  # what the network reads of its game (stored in checkpoints as data)
@@ -441,6 +443,12 @@ class PolicyNet(nn.Module):
                 self.critic = mlp([critic_in, *c.critic_hidden])
                 critic_out = c.critic_hidden[-1] if c.critic_hidden else critic_in
             self.value_head = nn.Linear(critic_out, 1)
+        if initialize:
+            self._initialize()
+
+    def _initialize(self) -> None:
+        """Orthogonal weights (gain sqrt 2), zero biases; the output heads near zero, so the policy starts
+        near uniform."""
         for module in self.modules():
             if isinstance(module, nn.Linear):
                 nn.init.orthogonal_(module.weight, np.sqrt(2))

@@ -16,6 +16,8 @@ this package (a vector env's worker, say) still knows these names.
 
 from __future__ import annotations
 
+import copy
+import functools
 from pathlib import Path
 
 from envs.core.errors import ConfigError, did_you_mean
@@ -55,9 +57,24 @@ def run_player(
 ) -> Policy:
     """The trained policy of the run directory or checkpoint `name`, refused (CheckpointError) if it
     was trained on another game or configuration."""
-    data = ckpt.read_checkpoint(name, info_of(game))
+    data = read_once(name, info_of(game))
     ckpt.check_played(data, info_of(game), what)
-    return checkpoint_policy(data, greedy)
+    return checkpoint_policy(data | {"train_config": copy.deepcopy(data["train_config"])}, greedy)
+
+
+def read_once(name: str, info: GameInfo) -> dict:
+    """`checkpoint.read_checkpoint(name, info)`, a file read once while it stays unchanged: a batch of
+    games seats the same run in every game and seat (each seat still gets its own network). Unchanged
+    means the same file, size and modification times, as Python's own bytecode cache judges; what a
+    hit returns was verified when it was read."""
+    path = ckpt.checkpoint_path(name, info)
+    s = path.stat()
+    return _read_file(str(path), (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns))
+
+
+@functools.lru_cache(maxsize=8)
+def _read_file(path: str, identity: tuple) -> dict:
+    return ckpt.read_checkpoint(path)
 
 
 def guided_player(name: str, game, seat: int = 0, budget=None, rollout: str | None = None, seed="seat"):

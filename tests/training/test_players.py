@@ -74,6 +74,30 @@ def test_a_run_by_name_is_its_policy_checked_against_the_game(run):
         PLAYERS.resolve(str(run), game_info(TOY, {"num_players": 3}))
 
 
+def test_a_run_seated_many_times_is_read_once_while_its_file_is_unchanged(tmp_path, monkeypatch):
+    import os
+    import shutil
+
+    from training import checkpoint as ckpt
+
+    Trainer(tiny_config(tmp_path / "r", "total_steps=200"), log=False).train()
+    reads = []
+    load = ckpt.load_data
+    monkeypatch.setattr(ckpt, "load_data", lambda path: reads.append(path) or load(path))
+    info = game_info(TOY, {})
+    seats = [PLAYERS.resolve(str(tmp_path / "r"), info, s % 2) for s in range(6)]  # 3 games x 2 seats
+    assert len(reads) == 1
+    assert len({id(p.net) for p in seats}) == 6  # each seat its own network (and recurrent state)
+    seats[0].meta["train_config"]["seed"] = 99  # a player's meta is its own
+    assert seats[1].meta["train_config"]["seed"] != 99
+    # a new checkpoint in the run directory (another file, another time) is read again
+    latest = tmp_path / "r" / "checkpoints" / "latest.pt"
+    shutil.copy(tmp_path / "r" / "checkpoints" / "final.pt", latest)
+    os.utime(latest, ns=(1, 1))
+    PLAYERS.resolve(str(tmp_path / "r"), info, 0)
+    assert len(reads) == 2
+
+
 def test_match_plays_a_run_and_a_guided_search_by_name(run):
     info = game_info(TOY, {})
     assert match(info, str(run), "random", games=6)["games"] == 6
