@@ -2,24 +2,24 @@
 
 `RLlibPPO` is a backend of the run lifecycle every backend shares (`training.run.Run`; `RLlibRun` is that
 run): it supplies its iteration (one `Algorithm.train()`) and its policy (main's weights from the learner
-group); the run directory, evaluations, checkpoints, logs and summary are the run's. So the directory holds what a
-native run writes - `config.yaml`, `tb/` (TensorBoard), `eval.json`, `curve.png`,
-`checkpoints/latest.pt`, `iter_NNNNN.pt`, `final.pt` (native checkpoints that
-`python -m training evaluate | rate | play` load), `summary.json` - plus `rllib_checkpoint/` (RLlib's own
-Algorithm checkpoint, for users who continue in RLlib).
+group); the run directory, evaluations, checkpoints, logs and summary are the run's. So the directory
+holds what a native run writes - `config.yaml`, `tb/` (TensorBoard), `eval.json`, `curve.png`,
+`checkpoints/latest.pt`, `iter_NNNNN.pt`, `final.pt` (native checkpoints that `python -m training
+evaluate | rate | play` load), `summary.json` - plus `rllib_checkpoint/` (RLlib's own Algorithm
+checkpoint, for users who continue in RLlib).
 
 How the native keys map to RLlib (see `ppo_settings`): ppo.num_envs games are stepped at once, split over
 the EnvRunners; one iteration samples num_envs * rollout_steps decisions (train_batch_size_per_learner);
 epochs, minibatches, lr (linearly annealed when anneal_lr), gamma, gae_lambda, clip, vf_coef (halved:
 RLlib's value loss is the squared error, the native one half of it), ent_coef, max_grad_norm and
-clip_value carry over; target_kl > 0 becomes RLlib's adaptive KL penalty with that
-target (the native trainer stops the epochs early instead); advantages are standardized per minibatch
-as the native update does (`learner`; RLlib's own standardization over the whole batch cannot be turned
-off, so ppo.normalize_advantages=false is not available). total_steps counts main's decisions, as the native trainer counts the learner's. The `net`
-section builds the native network itself as main's RLModule (`module`); what training reads beside a
-decision (the state, the auxiliary target, the teacher's labels) comes through a learner connector
-piece (`columns`) and the extra loss terms through a PPO learner subclass (`learner`); `device` puts
-the learners on a CUDA GPU.
+clip_value carry over; target_kl > 0 becomes RLlib's adaptive KL penalty with that target (the native
+trainer stops the epochs early instead); advantages are standardized per minibatch as the native update
+does (`learner`; RLlib's own standardization over the whole batch cannot be turned off, so
+ppo.normalize_advantages=false is not available). total_steps counts main's decisions, as the native
+trainer counts the learner's. The `net` section builds the native network itself as main's RLModule
+(`module`); what training reads beside a decision (the state, the auxiliary target, the teacher's labels)
+comes through a learner connector piece (`columns`) and the extra loss terms through a PPO learner
+subclass (`learner`); `device` puts the learners on a CUDA GPU.
 """
 
 from __future__ import annotations
