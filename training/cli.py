@@ -190,6 +190,7 @@ def cmd_evaluate(args) -> int:
         check_player(text)
     game, info = target_game(args, [args.checkpoint, *opponents])
     name, agent, data = _load_player(args.checkpoint, info, args)
+    args.opponents_greedy = args.greedy  # trained opponents: as their own runs evaluate, unless told
     if args.greedy is None:  # play as the run's own evaluations did, so the numbers compare
         args.greedy = run_evaluates_greedy(data)
         if args.greedy:
@@ -265,7 +266,9 @@ def evaluate_all(args, info, game, name, agent, opponents, players, out, metrics
         return play(f"team_{pname}", player, player, {"A": pname}, metrics)
 
     for text in opponents:
-        oname, opponent, _ = _load_player(text, info, args)
+        oname, opponent, meta = _load_player(text, info, args)
+        if meta is not None:  # a trained opponent plays as its run evaluates (or as --greedy says)
+            opponent = as_run_evaluates(opponent, meta, args.opponents_greedy)
         players[oname] = opponent
         if info.cooperative:
             if f"team_{name}" not in out["results"]:
@@ -580,8 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--greedy",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="argmax actions instead of sampling (default: as the agent's run evaluates, its eval.greedy; "
-        "sampling for a baseline agent)",
+        help="argmax actions instead of sampling (default: each trained player as its run evaluates, its "
+        "eval.greedy; sampling for a baseline agent)",
     )
     e.add_argument("--rating", action="store_true", help="add a rating table over agent and opponents")
     e.add_argument("--threads", type=int, default=1, help="torch threads")

@@ -99,3 +99,28 @@ def test_rating_intervals_cover_the_ratings_and_narrow_with_more_games():
         assert low <= elo <= high and elo > 100  # a won 70%: about +150 on the Elo scale
         widths.append(high - low)
     assert widths[1] < widths[0] / 4
+
+
+@pytest.mark.parametrize("flag, greedy", [([], True), (["--no-greedy"], False), (["--greedy"], True)])
+def test_evaluate_plays_a_trained_opponent_as_its_run_evaluates(tmp_path, capsys, flag, greedy):
+    """The agent here is random play (sampled); the opponent, a run whose evaluations are greedy, plays
+    greedy too unless --greedy / --no-greedy says otherwise."""
+    import json
+
+    from training.cli import main
+    from training.policy import load_policy
+    from training.trainer import Trainer
+
+    from .helpers import tiny_config
+
+    Trainer(tiny_config(tmp_path / "r", "total_steps=300", "eval.greedy=true"), log=False).train()
+    run = str(tmp_path / "r")
+    args = ["evaluate", "random", "--game", TOY, "--opponents", run, "--games", "60", "--seed", "4"]
+    assert main([*args, *flag, "--output", str(tmp_path / "out.json")]) == 0
+    result = json.loads((tmp_path / "out.json").read_text())["results"]
+    (played,) = result.values()
+    info = game_info(TOY, {})
+    expected = match(
+        info, "random", load_policy(run, greedy=greedy), 60, 4, greedy=bool(flag == ["--greedy"])
+    )
+    assert played == expected
