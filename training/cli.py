@@ -32,7 +32,8 @@ from .policy import as_run_evaluates, run_evaluates_greedy
 from .runlog import result_lines
 from .search import budget_from
 
-# `play` plays the agents against a person in the terminal: searches, trained runs and reference agents
+# `play` plays the agents against a person in the terminal: searches, trained runs, reference agents and
+# the baselines
 PLAY_AGENTS = ("random", "scripted", "search", GUIDED, RUN, REFERENCE, REFERENCE + ":")
 TRAINED = (RUN, REFERENCE, REFERENCE + ":")  # players that are a trained network
 
