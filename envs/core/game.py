@@ -286,26 +286,29 @@ class Game(ABC):
         """An independent copy: every state value copied by its type (its own generator state
         included), the definition shared. A few microseconds: search copies a game per simulation.
         With `rng`, the copy draws its chance from that generator instead (a resampled world)."""
-        names = self._copied_names()
+        names = copied = self._copied_names()
         new = object.__new__(type(self))
         state = new.__dict__
         state.update(self.__dict__)
         if rng is not None:
             state["rng"] = rng
-            names = [name for name in names if name != "rng"]
-        for name in names:
+            copied = [name for name in names if name != "rng"]
+        for name in copied:
             value = state[name]
             kind = type(value)
             if kind in IMMUTABLE:  # shared (most state values are numbers, flags and tuples)
                 continue
             if kind is list and (not value or type(value[0]) in IMMUTABLE):
-                state[name] = value[:]  # the commonest mutable one, without a call
+                state[name] = value[:]  # the commonest mutable ones, without a call
+            elif kind is np.ndarray:
+                state[name] = value.copy() if value.flags.writeable else value  # _copy_array, inline
             else:
                 state[name] = copy_value(value)
         for name in self.NOT_COPIED:
             state.pop(name, None)
         state.pop("_recording", None)  # a copy is not the recorded game
         new._after_copy()
+        state["_copied"] = (len(state), names)  # the same names, counted for the copy's own attributes
         return new
 
     def _copied_names(self) -> tuple[str, ...]:

@@ -87,7 +87,7 @@ class PositionRules:
         flags = self._flags
         d = self.__dict__
         for name, start, end, shape in self._flag_layout:
-            d[name] = flags[start:end].reshape(shape)
+            d[name] = flags[start:end] if len(shape) == 1 else flags[start:end].reshape(shape)
 
     def _after_copy(self) -> None:
         self._bind_flags()
