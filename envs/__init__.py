@@ -18,7 +18,7 @@ __all__ = ["GAMES", "spec", "specs", "vector"]
 def vector(game: str, num_games: int, workers: int = 1, seed: int | None = None, **kwargs) -> VectorGames:
     """`num_games` games of `game` stepped together over `workers` processes, as numpy batches:
     `envs.vector("exposed", num_games=64, workers=2, seed=0, num_players=4)`. The keywords are
-    VectorGames' (opponents=, seat=, copy=, context=) and the game's options (envs.core.vector)."""
+    VectorGames' (opponents=, seat=, copy=, final_obs=, context=) and the game's options (envs.core.vector)."""
     return VectorGames(game, num_games, workers, seed, **kwargs)
 
 

@@ -33,6 +33,11 @@ Auto-reset. Where `terminated[i]` (the game ended) or `truncated[i]` (it was cut
 and `player[i]`, `obs[i]`, `mask[i]` already belong to the slot's next game. Elsewhere `final_returns`
 is zero.
 
+Final observations (`final_obs=True`, off by default: it adds N x P observations to every batch).
+`final_obs[i, p]` is seat p's observation of the position game i ended or was cut in, where it ended
+or was cut with this step, and zero elsewhere: what a learner bootstraps a cut game's value from (a
+game that ended is worth its returns; one that was cut is not over).
+
 Seeding. Game slot i draws everything (its deals, its random seat, the random opponents' choices) from
 its own generator, `np.random.default_rng(np.random.SeedSequence(seed).spawn(num_games)[i])`, and owns
 its named opponents, so the same seed and N give the same stream whatever W: a run with one worker (in
@@ -65,6 +70,7 @@ from .registry import GameSpec, spec
 from .workers import Workers, arrays_over, offsets, split
 
 FIELDS = ("player", "obs", "mask", "rewards", "terminated", "truncated", "final_returns")
+OPTIONAL_FIELDS = ("final_obs",)
 
 
 @dataclass(frozen=True)
@@ -78,11 +84,16 @@ class Step:
     terminated: np.ndarray  # [N] bool: the game ended with this step (the slot holds a new one)
     truncated: np.ndarray  # [N] bool: the game was cut at max_decisions (the slot holds a new one)
     final_returns: np.ndarray  # [N, P] float32: the ended game's returns; zero elsewhere
+    final_obs: np.ndarray | None = None  # [N, P, D] float32 with final_obs=True: each seat's observation
+    # of the position a game ended or was cut in; zero elsewhere
 
 
-def buffer_layout(num_games: int, num_players: int, num_actions: int, obs_dim: int) -> dict[str, tuple]:
+def buffer_layout(
+    num_games: int, num_players: int, num_actions: int, obs_dim: int, final_obs: bool = False
+) -> dict[str, tuple]:
     """name -> (shape, dtype) of every batch array; "action" carries the actions in."""
     n = num_games
+    final = {"final_obs": ((n, num_players, obs_dim), np.float32)} if final_obs else {}
     return {
         "action": ((n,), np.int64),
         "player": ((n,), np.int64),
@@ -92,6 +103,7 @@ def buffer_layout(num_games: int, num_players: int, num_actions: int, obs_dim: i
         "terminated": ((n,), np.bool_),
         "truncated": ((n,), np.bool_),
         "final_returns": ((n, num_players), np.float32),
+        **final,
     }
 
 
@@ -120,6 +132,8 @@ class Slots:
         self.policies: list[list] = []  # per slot, one policy per seat (opponents mode)
         self.seats = [0] * count
         self.last_returns = np.zeros((count, self.num_players))
+        self.final_obs = arrays.get("final_obs")  # None unless asked for
+        self.finished: list[int] = []  # slots whose final observations the last step wrote
         probe = spec.game_class(self.config, np.random.default_rng(0))
         self.rewards_along = probe.game_type().reward_model == "rewards"
         self.memory: shared_memory.SharedMemory | None = None
@@ -141,6 +155,9 @@ class Slots:
         a["final_returns"][:] = 0
         a["terminated"][:] = False
         a["truncated"][:] = False
+        if self.final_obs is not None:
+            self.final_obs[:] = 0
+            self.finished = []
         for i in range(len(self.games)):
             self.start(i)
             self.observe(i)
@@ -157,6 +174,7 @@ class Slots:
         )
         rewards[:] = 0
         final_returns[:] = 0
+        self.clear_final_obs()
         actions = a["action"].tolist()
         for i, action in enumerate(actions):
             game = self.games[i]
@@ -174,8 +192,22 @@ class Slots:
                 self.last_returns[i] = returns
                 if ended or cut:
                     final_returns[i] = returns
+                    self.keep_final_obs(i)
                     self.start(i)
             self.observe(i)
+
+    def keep_final_obs(self, i: int) -> None:
+        if self.final_obs is not None:
+            game = self.games[i]
+            for p in range(self.num_players):
+                self.final_obs[i, p] = game.observation(p)
+            self.finished.append(i)
+
+    def clear_final_obs(self) -> None:
+        """Zero the rows the last step wrote (the rest are zero already)."""
+        for i in self.finished:
+            self.final_obs[i] = 0
+        self.finished = []
 
     def start(self, i: int) -> None:
         rng = self.rngs[i]
@@ -235,6 +267,8 @@ class VectorGames:
     game: a registered name or a GameSpec; **config: the game's options (num_players=..., ...).
     copy: True (default) returns each Step's arrays as fresh copies; False returns read-only views of
     the batch buffers, valid until the next step (no copying).
+    final_obs: True adds `Step.final_obs` [N, P, D], each seat's observation of a game that ended or was
+    cut (see the module docstring); False (default) leaves it None.
     context: the multiprocessing start method of the workers ("spawn", the default, is safe everywhere).
     Attributes: num_games, num_workers, num_players, num_actions, obs_dim, observation_layout,
     game_type, single_observation_space, single_action_space.
@@ -250,6 +284,7 @@ class VectorGames:
         seat: int | None = None,
         context: str = "spawn",
         copy: bool = True,
+        final_obs: bool = False,
         **config: Any,
     ):
         self.spec = game if isinstance(game, GameSpec) else spec(game)
@@ -274,7 +309,8 @@ class VectorGames:
         self.copy = bool(copy)
         self._seed = np.random.SeedSequence(seed)
         self._ready, self._closed, self._seeded = False, False, False
-        layout = buffer_layout(self.num_games, self.num_players, self.num_actions, self.obs_dim)
+        layout = buffer_layout(self.num_games, self.num_players, self.num_actions, self.obs_dim, final_obs)
+        self._fields = FIELDS + tuple(name for name in OPTIONAL_FIELDS if name in layout)
         slot_args = (self.spec, options, opponents, self.seat, self.versus)
         self._memory, self._workers, self._slots, self._finalizer = None, None, None, None
         if self.num_workers == 1:
@@ -292,7 +328,7 @@ class VectorGames:
                 release(None, self._memory)
                 raise
             self._finalizer = weakref.finalize(self, release, self._workers, self._memory)
-        self._views = Step(**{name: read_only(self._arrays[name]) for name in FIELDS})
+        self._views = Step(**{name: read_only(self._arrays[name]) for name in self._fields})
 
     def __enter__(self) -> VectorGames:
         return self
@@ -372,7 +408,7 @@ class VectorGames:
     def _result(self) -> Step:
         if not self.copy:
             return self._views
-        return Step(**{name: self._arrays[name].copy() for name in FIELDS})
+        return Step(**{name: self._arrays[name].copy() for name in self._fields})
 
     def _check_open(self) -> None:
         if self._closed:

@@ -59,13 +59,15 @@ class EngineGames:
         return player, game.observation(player), game.legal_action_mask()
 
     def step(self, i: int, action: int) -> tuple:
-        """(returns if the game ended or was cut, else None; terminated; truncated)"""
+        """(returns if the game ended or was cut, else None; terminated; truncated); `final_obs` keeps
+        every seat's observation of the last position that ended or was cut."""
         game = self.games[i]
         game.apply_action(action)
         terminated, truncated = game.is_terminal(), game.is_truncated()
         if not (terminated or truncated):
             return None, False, False
         returns = np.asarray(game.returns(), dtype=np.float64)
+        self.final_obs = np.stack([game.observation(p) for p in range(game.num_players)])
         self.games[i] = self.deal(i)
         return returns, terminated, truncated
 
@@ -83,10 +85,11 @@ def test_self_play_stream_equals_the_engines(name):
     rng = np.random.default_rng(1)
     paid = np.zeros((n, spec.new_game(None, **config).num_players))
     ends = {"terminated": 0, "truncated": 0}
-    with VectorGames(name, n, seed=SEED, **config) as games:
+    with VectorGames(name, n, seed=SEED, final_obs=True, **config) as games:
         step = games.reset()
         assert step.player.dtype == np.int64 and step.obs.dtype == np.float32 and step.mask.dtype == bool
         assert step.obs.shape == (n, games.obs_dim) and step.mask.shape == (n, games.num_actions)
+        assert step.final_obs.shape == (n, paid.shape[1], games.obs_dim) and not step.final_obs.any()
         for k in range(400):
             for i in range(n):
                 check_row(step, i, *engines.seen(i))
@@ -98,8 +101,10 @@ def test_self_play_stream_equals_the_engines(name):
                 assert (step.terminated[i], step.truncated[i]) == (terminated, truncated)
                 if returns is None:  # every registered game pays at the end only
                     assert not step.rewards[i].any() and not step.final_returns[i].any()
+                    assert not step.final_obs[i].any()
                     continue
                 ends["terminated" if terminated else "truncated"] += 1
+                np.testing.assert_array_equal(step.final_obs[i], engines.final_obs)
                 np.testing.assert_allclose(step.final_returns[i], returns, rtol=1e-6)
                 np.testing.assert_allclose(paid[i], returns, rtol=1e-5, atol=1e-5)  # rewards add up to it
                 paid[i] = 0
@@ -155,7 +160,7 @@ def test_opponents_stream_equals_single_seat_envs(name):
     rng = np.random.default_rng(2)
     paid = np.zeros((n, envs_[0].num_players))
     ends = 0
-    with VectorGames(spec, n, seed=SEED, opponents=opponents, **config) as games:
+    with VectorGames(spec, n, seed=SEED, opponents=opponents, final_obs=True, **config) as games:
         step = games.reset()
         for k in range(300):
             for i, env in enumerate(envs_):
@@ -171,6 +176,8 @@ def test_opponents_stream_equals_single_seat_envs(name):
                 seen[i] = (obs, info)
                 if terminated or truncated:
                     ends += 1
+                    # the learning seat's final observation is the one the Gymnasium face returns
+                    np.testing.assert_array_equal(step.final_obs[i, seats[i]], obs)
                     np.testing.assert_allclose(step.final_returns[i], env.game.returns(), rtol=1e-6)
                     np.testing.assert_allclose(paid[i], env.game.returns(), rtol=1e-5, atol=1e-5)
                     paid[i] = 0
@@ -191,7 +198,7 @@ def stream(games: VectorGames, steps: int, seed: int = 3, reset_seed: int | None
 def assert_same_stream(a: list[Step], b: list[Step]) -> None:
     assert len(a) == len(b)
     for x, y in zip(a, b):
-        for field in ("player", "obs", "mask", "rewards", "terminated", "truncated", "final_returns"):
+        for field in ("player", "obs", "mask", "rewards", "terminated", "truncated", "final_returns", "final_obs"):
             np.testing.assert_array_equal(getattr(x, field), getattr(y, field), err_msg=field)
 
 
@@ -201,6 +208,7 @@ def test_two_workers_play_the_same_stream_as_one(name, versus):
     the in-process games, checked against the engines above, are the reference for two processes. (Each
     game in one mode, the modes alternating: a worker process costs seconds to start.)"""
     kwargs = {"opponents": "scripted"} if versus else {}
+    kwargs["final_obs"] = True  # the largest batch, through the shared block too
     config, n = short_config(name), 5
     with VectorGames(name, n, workers=1, seed=SEED, **kwargs, **config) as one:
         expected = stream(one, 60)
@@ -249,6 +257,23 @@ def test_a_game_cut_at_max_decisions_is_truncated_and_paid_what_it_returns_then(
     # a terminal-model game returns zeros until its end: a cut game pays what returns() says then
     assert steps[-1].final_returns[0].tolist() == ([2, 1] if model == "rewards" else [0, 0])
     assert steps[-1].obs[0, 0] == 0  # the slot holds a new game
+
+
+def test_final_observations_show_where_a_game_was_cut_and_are_off_by_default():
+    cut = TallyGame(reward_model="rewards", max_decisions=3)
+    for _ in range(3):
+        cut.apply_action(1)
+    with VectorGames(tally_spec(), 2, seed=0, max_decisions=3, final_obs=True) as games:
+        steps = [games.reset()] + [games.step(np.array([1, 1])) for _ in range(4)]
+    for k, step in enumerate(steps):
+        if k == 3:  # both games were cut with this step: each seat's view of the position they stopped in
+            assert step.truncated.all()
+            for p in range(2):
+                np.testing.assert_array_equal(step.final_obs[:, p], np.stack([cut.observation(p)] * 2))
+        else:  # zero elsewhere, the step after a cut included
+            assert not step.final_obs.any()
+    with VectorGames(tally_spec(), 1, seed=0) as games:
+        assert games.reset().final_obs is None and games.step(np.array([1])).final_obs is None
 
 
 def test_opponents_mode_always_shows_the_learning_seat():
