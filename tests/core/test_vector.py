@@ -198,7 +198,16 @@ def stream(games: VectorGames, steps: int, seed: int = 3, reset_seed: int | None
 def assert_same_stream(a: list[Step], b: list[Step]) -> None:
     assert len(a) == len(b)
     for x, y in zip(a, b):
-        for field in ("player", "obs", "mask", "rewards", "terminated", "truncated", "final_returns", "final_obs"):
+        for field in (
+            "player",
+            "obs",
+            "mask",
+            "rewards",
+            "terminated",
+            "truncated",
+            "final_returns",
+            "final_obs",
+        ):
             np.testing.assert_array_equal(getattr(x, field), getattr(y, field), err_msg=field)
 
 
