@@ -123,6 +123,8 @@ def test_names_that_match_none_or_several_agents_are_refused_with_the_names_that
         refs.find("reference:exposed-v1")  # which number of players?
     with pytest.raises(ConfigError, match="no reference agent 'reference:exposed-v2' for exposed with 2"):
         refs.find("reference:exposed-v2", game_info("exposed", {"num_players": 2}))
+    with pytest.raises(ConfigError, match=r"with 6 players \(this game's are for num_players=2 or 4\)"):
+        refs.find("reference", game_info("exposed", {"num_players": 6}))  # which counts would do
     with pytest.raises(ConfigError, match="plays exposaurus, not exposed"):
         refs.find("reference:exposaurus", game_info("exposed", {"num_players": 2}))
     for bad in ("reference:", "reference:Exposed", "reference:exposed-v", "reference:exposed-4p1"):

@@ -133,7 +133,9 @@ def find(name: str, info=None) -> Reference:
     known = ", ".join(r.name for r in shipped()) or "none"
     if not found:
         where = f" for {info.spec.name} with {info.num_players} players" if info is not None else ""
-        raise ConfigError(f"no reference agent {name!r}{where}; the shipped ones are: {known}")
+        counts = sorted({r.num_players for r in shipped() if info is not None and r.game == info.spec.name})
+        hint = f" (this game's are for num_players={' or '.join(map(str, counts))})" if counts else ""
+        raise ConfigError(f"no reference agent {name!r}{where}{hint}; the shipped ones are: {known}")
     raise ConfigError(
         f"{name!r} names {len(found)} reference agents ({', '.join(r.name for r in found)}): "
         "name one in full, or use it where the game it plays is known"
