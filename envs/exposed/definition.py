@@ -131,6 +131,11 @@ class ExposedDefinition(Definition):
             flag_layout.append((name, off, off + prod(shape), shape))
             off += prod(shape)
         self._flag_layout = tuple(flag_layout)  # (name, start, end, shape) of each packed table
+        # how a game binds each table to its `_flags`: (name, its slice, the shape of a 2-D table or None)
+        self._flag_views = tuple(
+            (name, slice(start, end), shape if len(shape) > 1 else None)
+            for name, start, end, shape in flag_layout
+        )
         wallets = f"w Wallets as w / (w + {WALLET_SCALE}), exact, 0.5 at the {WIN_WALLETS} that win"
         # every piece lies in [0, 1]: flags, one-hots, and counts scaled (see `wallet_scale`)
         self.observation_layout = Layout(

@@ -86,8 +86,8 @@ class PositionRules:
     def _bind_flags(self) -> None:
         flags = self._flags
         d = self.__dict__
-        for name, start, end, shape in self._flag_layout:
-            d[name] = flags[start:end] if len(shape) == 1 else flags[start:end].reshape(shape)
+        for name, part, shape in self._flag_views:  # (a copy pays this: slices and shapes made once)
+            d[name] = flags[part] if shape is None else flags[part].reshape(shape)
 
     def _after_copy(self) -> None:
         self._bind_flags()
