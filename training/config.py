@@ -162,6 +162,10 @@ class OpponentConfig:
     fixed: float = 0.0
     fixed_player: str = ""
     fixed_greedy: bool = False  # the fixed player (a network) takes its most likely action
+    # in a free-for-all game, the other seats the fixed player takes when it is drawn: 0 = all of them;
+    # k = k of them at random, the rest played by fixed_among (an exploiter seated among other players)
+    fixed_seats: int = 0
+    fixed_among: str = "scripted"  # "scripted" or "random"
     pfsp: str = "hard"  # how snapshots are drawn: "uniform", "hard" ((1-p)^2), "even" (p(1-p))
     snapshot_every: int = 10  # iterations between snapshots added to the pool
     pool_size: int = 16  # newest snapshots kept
@@ -179,6 +183,8 @@ class OpponentConfig:
                 "opponents.fixed needs opponents.fixed_player: who plays (a run, 'scripted', ...)"
             )
         _choice("opponents.pfsp", self.pfsp, ("uniform", "hard", "even"))
+        check_count("opponents.fixed_seats", self.fixed_seats, 0, " (0 = every other seat)")
+        _choice("opponents.fixed_among", self.fixed_among, ("scripted", "random"))
         for name in ("snapshot_every", "pool_size"):
             check_count(f"opponents.{name}", getattr(self, name))
 

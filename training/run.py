@@ -108,6 +108,7 @@ def run_game(config: TrainConfig) -> GameInfo:
         raise ConfigError("net.seats=true, but this game has no action block of seats")
     if config.opponents.fixed:
         PLAYERS.check(config.opponents.fixed_player, noun="opponents.fixed_player")  # names what it can be
+    check_fixed_seats(config.opponents, info)
     if config.pretrain.games and info.spec.scripted_policy is None:
         raise ConfigError(f"pretrain.games needs a scripted baseline; {info.spec.name} has none")
     if config.teacher.coef and info.spec.scripted_policy is None:
@@ -118,6 +119,28 @@ def run_game(config: TrainConfig) -> GameInfo:
             "positions, and a recurrent network's memory of the game so far is not part of one"
         )
     return info
+
+
+def check_fixed_seats(opponents, info) -> None:
+    """opponents.fixed_seats seats the fixed player among others: in a free-for-all game, on fewer seats
+    than the learner leaves, beside a baseline the game has."""
+    k = opponents.fixed_seats
+    if not k:
+        return
+    if info.num_teams < info.num_players:
+        raise ConfigError(
+            f"opponents.fixed_seats={k}: {info.spec.name} is played by teams, and the fixed player "
+            "takes the learner's opponents' whole side (use 0)"
+        )
+    if k >= info.num_players - 1:
+        raise ConfigError(
+            f"opponents.fixed_seats={k} must be below the {info.num_players - 1} seats the learner leaves "
+            "(0 seats the fixed player on all of them)"
+        )
+    if opponents.fixed_among == "scripted" and info.spec.scripted_policy is None:
+        raise ConfigError(
+            f"opponents.fixed_among=scripted needs a scripted baseline; {info.spec.name} has none"
+        )
 
 
 def prepare_run_dir(run_dir: Path, overwrite: bool, resumable: bool = True) -> None:

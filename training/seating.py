@@ -1,8 +1,10 @@
 """Who plays each seat of a new training game, and what each finished game tells the run.
 
 The same in one process and in every rollout worker (`training.workers`): a new game draws its
-opponent from the pool (self-play, a snapshot, the scripted players, random play); the learner takes
-one team, drawn at random (a seat in games without teams), the opponent every other seat. A finished
+opponent from the pool (self-play, a snapshot, the scripted players, random play, the fixed player); the
+learner takes one team, drawn at random (a seat in games without teams), the opponent every other seat,
+except that with `opponents.fixed_seats` = k the fixed player takes k of them, drawn at random, and
+`opponents.fixed_among` the rest. A finished
 game becomes an `Outcome`, plain data handed to `report`: the trainer's statistics in one process, a
 list a worker sends back with its rollout.
 """
@@ -64,7 +66,20 @@ class Seating:
             self.seat_snapshot(key, self.pool.snapshots[key[1]])
         ids = sorted(set(teams))
         team = ids[int(rng.integers(len(ids)))]
-        return ["learner" if t == team else key for t in teams], (key, team, teams)
+        seats = ["learner" if t == team else key for t in teams]
+        if key == "fixed" and self.pool.cfg.fixed_seats:
+            self.seat_among_others(seats, rng)
+        return seats, (key, team, teams)
+
+    def seat_among_others(self, seats: list, rng) -> None:
+        """Leave the fixed player `fixed_seats` of its seats, drawn at random; `fixed_among` plays the rest
+        (an exploiter met among other players: alone against three of it, a learner may win no game)."""
+        cfg = self.pool.cfg
+        theirs = [s for s, key in enumerate(seats) if key == "fixed"]
+        kept = set(rng.choice(theirs, size=cfg.fixed_seats, replace=False).tolist())
+        for s in theirs:
+            if s not in kept:
+                seats[s] = cfg.fixed_among
 
     def seat_snapshot(self, key, weights: dict) -> None:
         net = self.make_net()

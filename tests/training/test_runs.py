@@ -227,6 +227,39 @@ def test_teams_and_cooperative_seating(tmp_path):
         assert keys == ["learner"] * 3
 
 
+def test_a_fixed_player_seated_among_others_takes_fixed_seats_of_the_seats_left(tmp_path):
+    among = ("opponents.self_play=0", "opponents.fixed=1", "opponents.fixed_player=random")
+    options = (
+        "game_config.num_players=4",
+        *among,
+        "opponents.fixed_seats=1",
+        "opponents.fixed_among=scripted",
+    )
+    trainer = Trainer(tiny_config(tmp_path / "f", *options), log=False)
+    rng, game = np.random.default_rng(0), trainer.info.new_game(0)
+    where = set()
+    for _ in range(40):
+        keys, (key, team, _) = trainer.backend.seating.assign(0, rng, game)
+        assert key == "fixed" and keys[team] == "learner"  # each seat its own team: the learner's seat
+        assert sorted(keys) == ["fixed", "learner", "scripted", "scripted"]
+        where.add((team, keys.index("fixed")))
+    assert len(where) > 6  # the learner's seat and the fixed player's both drawn
+    summary = trainer.train()  # the mixed tables play, and their games count for the fixed player
+    assert summary["decisions"] >= 2000 and "fixed" in trainer.backend.pool.table()
+    for bad, message in (
+        (("game_config.num_players=4", "opponents.fixed_seats=3"), "must be below the 3 seats"),
+        (("game_config.num_players=2", "opponents.fixed_seats=1"), "must be below the 1 seats"),
+        (
+            ("game_config.num_players=4", "game_config.teams=true", "opponents.fixed_seats=1"),
+            "played by teams",
+        ),
+        (("opponents.fixed_seats=-1",), "at least 0"),
+        (("opponents.fixed_among=snapshot",), "must be one of"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            Trainer(tiny_config(tmp_path / "bad", *among, *bad), log=False, overwrite=True)
+
+
 def test_secret_teams_dealt_per_game_seat_the_learner_on_one_whole_side(tmp_path):
     trainer = Trainer(
         tiny_config(
