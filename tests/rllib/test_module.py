@@ -363,10 +363,11 @@ def test_config_translation_and_clear_errors(tmp_path):
     info = game_info(TOY, {})
     s = ppo_settings(config, info, RLlibConfig(num_env_runners=4))
     assert s["env_runners"]["num_envs_per_env_runner"] == 8  # 30 games over 4 runners, rounded up
-    assert s["env_runners"]["rollout_fragment_length"] == 10
-    assert s["training"]["train_batch_size_per_learner"] == 300
-    # main's expected 3/4 of the 300 decisions (self-play half the games), in 3 minibatches
-    assert s["training"]["minibatch_size"] == 75
+    # main makes an expected 3/4 of the moves (self-play in half the games): 14 env steps per game give
+    # it the native iteration's 10 decisions per game, 300 in all (3/4 of 420), in 3 minibatches
+    assert s["env_runners"]["rollout_fragment_length"] == 14
+    assert s["training"]["train_batch_size_per_learner"] == 420
+    assert s["training"]["minibatch_size"] == 105
     # lr anneals to 0 over the env-step clock: main makes ~3/4 of the decisions here
     assert s["training"]["lr"] == [[0, config.ppo.lr], [1333, 0.0]]
     assert s["training"]["vf_clip_param"] == float("inf") and s["training"]["use_kl_loss"] is False

@@ -9,7 +9,8 @@ evaluate | rate | play` load), `summary.json` - plus `rllib_checkpoint/` (RLlib'
 checkpoint, for users who continue in RLlib).
 
 How the native keys map to RLlib (see `ppo_settings`): ppo.num_envs games are stepped at once, split over
-the EnvRunners; one iteration samples num_envs * rollout_steps decisions (train_batch_size_per_learner);
+the EnvRunners; one iteration samples the env steps (every seat's moves: train_batch_size_per_learner)
+that give main num_envs * rollout_steps decisions, as a native iteration gives the learner;
 epochs, minibatches, lr (linearly annealed when anneal_lr), gamma, gae_lambda, clip, vf_coef (halved:
 RLlib's value loss is the squared error, the native one half of it), ent_coef, max_grad_norm and
 clip_value carry over; target_kl > 0 becomes RLlib's adaptive KL penalty with that target (the native
@@ -106,17 +107,21 @@ def ppo_settings(config: TrainConfig, info, rllib: RLlibConfig) -> dict:
     p = config.ppo
     runners = max(rllib.num_env_runners, 1)
     learners = max(rllib.num_learners, 1)
-    batch = p.num_envs * p.rollout_steps
-    per_learner = max(batch // learners, 1)
+    share = learner_fraction(config, info)
+    # RLlib counts every seat's moves as env steps, the native trainer main's (the learner's) decisions:
+    # an iteration samples as many env steps as give main the native iteration's num_envs * rollout_steps
+    # decisions, so both take as many updates, of as many rows, per decision
+    steps = math.ceil(p.rollout_steps / share)
+    per_learner = max(p.num_envs * steps // learners, 1)
     lr = p.lr
     if p.anneal_lr:
-        horizon = max(int(config.total_steps / learner_fraction(config, info)), 1)
+        horizon = max(int(config.total_steps / share), 1)
         lr = [[0, p.lr], [horizon, 0.0]]
     return {
         "env_runners": {
             "num_env_runners": rllib.num_env_runners,
             "num_envs_per_env_runner": math.ceil(p.num_envs / runners),
-            "rollout_fragment_length": p.rollout_steps,
+            "rollout_fragment_length": steps,
             "num_cpus_per_env_runner": rllib.num_cpus_per_env_runner,
             "sample_timeout_s": rllib.sample_timeout_s,
         },
@@ -131,7 +136,7 @@ def ppo_settings(config: TrainConfig, info, rllib: RLlibConfig) -> dict:
             "train_batch_size_per_learner": per_learner,
             # RLlib cuts main's own rows into minibatches of this size: main's expected share of the
             # batch over ppo.minibatches, so an epoch takes as many steps as the native trainer's
-            "minibatch_size": max(int(per_learner * learner_fraction(config, info)) // p.minibatches, 1),
+            "minibatch_size": max(int(per_learner * share) // p.minibatches, 1),
             "num_epochs": p.epochs,
             "lr": lr,
             "gamma": p.gamma,
