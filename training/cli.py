@@ -61,7 +61,8 @@ def _load_player(text: str, info, args=None):
         budget = budget_from(getattr(args, "simulations", None), getattr(args, "seconds", None))
         rollout = getattr(args, "rollout", None)
         seed = getattr(args, "seed", 0)
-        return text, PLAYERS.resolve(text, info, budget=budget, rollout=rollout, seed=seed), None
+        batch = {"batch": args.search_batch} if key == GUIDED and getattr(args, "search_batch", 1) > 1 else {}
+        return text, PLAYERS.resolve(text, info, budget=budget, rollout=rollout, seed=seed, **batch), None
     return text, text, None
 
 
@@ -782,6 +783,13 @@ def agent_options(parser: argparse.ArgumentParser, threads: bool = True) -> None
         default=None,
         help="search: seconds per decision (default: none; with --simulations, whichever ends first)",
     )
+    parser.add_argument(
+        "--search-batch",
+        type=int,
+        default=1,
+        help="guided search: simulations whose leaves one network call evaluates (default 1; 16 made a "
+        "decision 1.4-3.5x cheaper on the reference agents, each walk steered from the others by a virtual loss)",
+    )
 
 
 EXPORT_HELP = """Write the policy of a run or checkpoint for torch alone, in one of two formats; the output's
@@ -852,7 +860,15 @@ def check_numbers(args) -> None:
     """The numeric options of every command, before anything runs: counts at least 1 (0 games would
     report a meaningless 0.0 win rate), seeds from 0, seconds above 0. (play checks --seat against
     its game's players.)"""
-    for name in ("games", "threads", "record_games", "simulations", "workers", "search_games"):
+    for name in (
+        "games",
+        "threads",
+        "record_games",
+        "simulations",
+        "search_batch",
+        "workers",
+        "search_games",
+    ):
         if getattr(args, name, None) is not None:
             check_count(f"--{name.replace('_', '-')}", getattr(args, name))
     if getattr(args, "seed", None) is not None:

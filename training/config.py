@@ -269,6 +269,7 @@ class ExpertConfig:
     games: int = 0  # search games per round (0 = off)
     every: int = 1  # PPO iterations between rounds
     simulations: int = 32  # search simulations per decision
+    batch: int = 1  # simulations whose leaves one network call evaluates (envs.core.search.Search)
     # share of a competitive game's rounds in which the searched side faces the scripted players (the
     # rest: the search plays every seat)
     scripted: float = 0.5
@@ -284,7 +285,7 @@ class ExpertConfig:
 
     def validate(self) -> None:
         check_count("expert.games", self.games, 0, " (0 = off)")
-        for name in ("every", "simulations", "rounds", "epochs", "minibatch"):
+        for name in ("every", "simulations", "batch", "rounds", "epochs", "minibatch"):
             check_count(f"expert.{name}", getattr(self, name))
         for name in ("scripted", "start"):
             check_number(f"expert.{name}", getattr(self, name), 0, 1)

@@ -83,7 +83,9 @@ def _first_games(parts: list[Lessons]) -> np.ndarray:
 def searcher(info, policy: Policy, cfg, reward_scale: float, seed) -> Search:
     """The round's guided search (a cooperative game's assumes its teammates play the policy)."""
     budget = SearchBudget(simulations=cfg.simulations)
-    return guided_search(policy, budget, int(seed), reward_scale, info.cooperative, name="expert")
+    return guided_search(
+        policy, budget, int(seed), reward_scale, info.cooperative, name="expert", batch=cfg.batch
+    )
 
 
 def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed, uses_state: bool) -> Lessons:

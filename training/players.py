@@ -77,10 +77,12 @@ def _read_file(path: str, identity: tuple) -> dict:
     return ckpt.read_checkpoint(path)
 
 
-def guided_player(name: str, game, seat: int = 0, budget=None, rollout: str | None = None, seed="seat"):
+def guided_player(
+    name: str, game, seat: int = 0, budget=None, rollout: str | None = None, seed="seat", batch: int = 1
+):
     """search:RUN, the search guided by the run's policy and critic, seeded by the seat unless `seed`
-    is given ("search:" alone is the unguided search)."""
-    return search_agent(name, info_of(game), budget, seat if seed == "seat" else seed, rollout)
+    is given ("search:" alone is the unguided search); `batch` leaves evaluated together."""
+    return search_agent(name, info_of(game), budget, seat if seed == "seat" else seed, rollout, batch)
 
 
 def check_guided(name: str) -> None:

@@ -35,10 +35,11 @@ def budget_from(simulations: int | None = None, seconds: float | None = None) ->
         raise ConfigError(str(exc)) from None
 
 
-def policy_guides(policy: Policy, reward_scale: float = 1.0):
-    """(prior, value) functions from a feed-forward policy: the masked softmax of its logits for the
-    player to move, and its critic's estimate of every seat's return (the critic learnt returns times
-    `reward_scale`)."""
+def policy_guides(policy: Policy, reward_scale: float = 1.0, returns=None):
+    """(prior, value, leaves) functions from a feed-forward policy: the masked softmax of its logits for
+    the player to move, its critic's estimate of every seat's return (the critic learnt returns times
+    `reward_scale`; `returns` maps them onto the searched game's, `played_returns`), and both for many
+    leaves in two network calls (`Search(batch=...)`)."""
     net = policy.net
     if net.recurrent:
         raise ConfigError(
@@ -47,38 +48,71 @@ def policy_guides(policy: Policy, reward_scale: float = 1.0):
         )
 
     @torch.no_grad()
-    def prior(game, player: int) -> np.ndarray:
-        obs = torch.from_numpy(np.asarray(game.observation(player), np.float32)[None])
-        mask = torch.from_numpy(game.legal_action_mask()[None].copy())
+    def priors(games: list, players: list[int]) -> np.ndarray:
+        obs = torch.from_numpy(
+            np.stack([g.observation(p) for g, p in zip(games, players)]).astype(np.float32)
+        )
+        mask = torch.from_numpy(np.stack([g.legal_action_mask() for g in games]))
         logits, _, _ = net.step(obs, mask, None, None, need_value=False)
-        return torch.softmax(logits[0], -1).numpy().astype(float)
+        return torch.softmax(logits, -1).numpy().astype(float)
 
     @torch.no_grad()
-    def critic(game, seats: list[int]) -> np.ndarray:
-        obs = torch.from_numpy(np.stack([game.observation(p) for p in seats]).astype(np.float32))
+    def critic(asked: list[tuple]) -> np.ndarray:
+        """The critic's value for each (game, seat), in one call."""
+        obs = torch.from_numpy(np.stack([g.observation(p) for g, p in asked]).astype(np.float32))
         state = None
         if net.uses_state:
-            state = torch.from_numpy(np.repeat(game.state_tensor()[None].astype(np.float32), len(seats), 0))
-        return net.values(obs, state).numpy().astype(float) / reward_scale  # (the critic alone)
+            state = torch.from_numpy(np.stack([g.state_tensor() for g, _ in asked]).astype(np.float32))
+        estimates = net.values(obs, state).numpy().astype(float) / reward_scale  # (the critic alone)
+        return estimates if returns is None else returns(estimates)
+
+    def prior(game, player: int) -> np.ndarray:
+        return priors([game], [player])[0]
 
     def value(game, viewer: int) -> np.ndarray:
-        """Teammates are paid alike, so the critic is asked once per team, from `viewer`'s own
-        observation for the viewer's team (the searcher's information, not another seat's view of a
-        resampled hand) and the first seat's for every other; with two teams and a known total (zero-
-        or constant-sum) once in all, from the viewer, the other team's share following from the total."""
-        teams = np.asarray(game.teams())
-        ids = list(dict.fromkeys([int(teams[viewer])] + teams.tolist()))  # the viewer's team first
-        first = [viewer] + [int(np.flatnonzero(teams == t)[0]) for t in ids[1:]]
-        total = game.game_type().utility_sum
-        if total is not None and len(ids) == 2:
-            a = critic(game, first[:1])[0]
-            size_a, size_b = int((teams == ids[0]).sum()), int((teams == ids[1]).sum())
-            team_value = {ids[0]: a, ids[1]: (total - size_a * a) / size_b}
-        else:
-            team_value = dict(zip(ids, critic(game, first)))
-        return np.array([team_value[t] for t in teams.tolist()])
+        return values([game], viewer)[0]
 
-    return prior, value
+    def values(games: list, viewer: int) -> list[np.ndarray]:
+        """Every seat's return in each game: the critic asked once per team (`team_seats`)."""
+        asked = [team_seats(g, viewer) for g in games]
+        estimates = iter(critic([(g, p) for g, (seats, _) in zip(games, asked) for p in seats]))
+        return [spread(g, [next(estimates) for _ in seats], ids) for g, (seats, ids) in zip(games, asked)]
+
+    def leaves(games: list, players: list[int], viewer: int):
+        wanted = [i for i, p in enumerate(players) if p >= 0]
+        out = [None] * len(games)
+        if wanted:
+            for i, row in zip(wanted, priors([games[i] for i in wanted], [players[i] for i in wanted])):
+                out[i] = row
+        return out, values(games, viewer)
+
+    return prior, value, leaves
+
+
+def team_seats(game, viewer: int) -> tuple[list[int], list[int]]:
+    """Whom the critic is asked, and for which teams. Teammates are paid alike, so once per team: from
+    `viewer`'s own observation for the viewer's team (the searcher's information, not another seat's
+    view of a resampled hand) and the first seat's for every other; with two teams and a known total
+    (zero- or constant-sum) once in all, from the viewer, the other team's share following from the
+    total."""
+    teams = np.asarray(game.teams())
+    ids = list(dict.fromkeys([int(teams[viewer])] + teams.tolist()))  # the viewer's team first
+    first = [viewer] + [int(np.flatnonzero(teams == t)[0]) for t in ids[1:]]
+    if game.game_type().utility_sum is not None and len(ids) == 2:
+        return first[:1], ids
+    return first, ids
+
+
+def spread(game, estimates: list[float], ids: list[int]) -> np.ndarray:
+    """Every seat's return from the critic's estimates for the teams asked (`team_seats`)."""
+    teams = np.asarray(game.teams())
+    if len(estimates) < len(ids):  # two teams and a known total: the other team's share follows
+        total, a = game.game_type().utility_sum, estimates[0]
+        size_a, size_b = int((teams == ids[0]).sum()), int((teams == ids[1]).sum())
+        team_value = {ids[0]: a, ids[1]: (total - size_a * a) / size_b}
+    else:
+        team_value = dict(zip(ids, estimates))
+    return np.array([team_value[t] for t in teams.tolist()])
 
 
 def guided_search(
@@ -88,10 +122,15 @@ def guided_search(
     reward_scale: float = 1.0,
     cooperative: bool = False,
     name: str = "search",
+    batch: int = 1,
+    returns=None,
 ) -> Search:
-    prior, value = policy_guides(policy, reward_scale)
+    """PUCT guided by the policy (`policy_guides`); `batch` leaves evaluated together (`Search`)."""
+    prior, value, leaves = policy_guides(policy, reward_scale, returns)
     others = sampled(prior) if cooperative else None
-    return Search(budget, prior=prior, value=value, others=others, seed=seed, name=name)
+    return Search(
+        budget, prior=prior, value=value, others=others, seed=seed, name=name, batch=batch, leaves=leaves
+    )
 
 
 def sampled(prior):
@@ -105,12 +144,18 @@ def sampled(prior):
 
 
 def search_agent(
-    text: str, info=None, budget: SearchBudget | None = None, seed: int | None = 0, rollout: str | None = None
+    text: str,
+    info=None,
+    budget: SearchBudget | None = None,
+    seed: int | None = 0,
+    rollout: str | None = None,
+    batch: int = 1,
 ) -> Search:
     """ "search" or "search:<run directory or checkpoint>" -> a Search agent. `info` (the game being
     played) checks a checkpoint was trained on that game; unguided search finishes its simulated games
     with the game's scripted players or uniformly at random (rollout; default: the game's
-    `GameSpec.search`). budget None: the game's default simulations (unguided), 100 (guided)."""
+    `GameSpec.search`). budget None: the game's default simulations (unguided), 100 (guided). batch:
+    the guided search's leaves evaluated together (`Search`; the unguided search plays rollouts)."""
     if not is_search_name(text):
         raise ConfigError(f"not a search agent name: {text!r} (use 'search' or 'search:<run or checkpoint>')")
     source = text[len(PREFIX) + 1 :]
@@ -127,24 +172,27 @@ def search_agent(
     policy = Policy(ckpt.build_net(data), meta={"game": data["game"], "path": data["path"]})
     reward_scale = float(data["train_config"].get("ppo", {}).get("reward_scale", 1.0))
     cooperative = info.cooperative if info is not None else False
-    search = guided_search(policy, budget, seed, reward_scale, cooperative, name=f"search:{source}")
+    returns = None
     if info is not None:  # the critic learnt the training game's returns; the search scores the played game's
         trained = game_info(data["game"], data["game_config"]).new_game(0).game_type()
-        search.value = rescaled(search.value, trained, info.new_game(0).game_type())
-    return search
+        returns = played_returns(trained, info.new_game(0).game_type())
+    return guided_search(
+        policy, budget, seed, reward_scale, cooperative, name=f"search:{source}", batch=batch, returns=returns
+    )
 
 
-def rescaled(value, trained, played):
-    """A critic of returns in the trained game's bounds, mapped linearly onto the played game's (e.g. a
-    run trained on Expressions' score reward searching a game scored by wins)."""
+def played_returns(trained, played):
+    """Returns in the trained game's bounds mapped linearly onto the played game's (e.g. a run trained
+    on Expressions' score reward searching a game scored by wins); None where they are the same or a
+    bound is unknown."""
     if (trained.min_return, trained.max_return) == (played.min_return, played.max_return):
-        return value
+        return None
     bounds = (trained.min_return, trained.max_return, played.min_return, played.max_return)
     if not all(np.isfinite(bounds)) or trained.max_return <= trained.min_return:
-        return value
+        return None
 
-    def mapped(game, viewer: int) -> np.ndarray:
-        share = (value(game, viewer) - trained.min_return) / (trained.max_return - trained.min_return)
+    def mapped(estimates: np.ndarray) -> np.ndarray:
+        share = (estimates - trained.min_return) / (trained.max_return - trained.min_return)
         return played.min_return + share * (played.max_return - played.min_return)
 
     return mapped

@@ -13,13 +13,17 @@ Guided search (AlphaZero-style PUCT) takes a `prior(game, player) -> probabiliti
 observation at the leaf, not another seat's view of a resampled hand). `others(game, player, rng) -> action` lets the other seats play a
 known policy inside the tree instead of the tree's choice (a cooperative team searching on the
 assumption that teammates play a known convention: the trained policy, or the scripted players).
+With `batch` > 1 a guided search walks that many simulations down the tree before it evaluates their
+leaves together (`leaves`: one network call for all of them instead of one or two each), each walk
+counting its visits at once so the next one is steered elsewhere (a "virtual loss", as AlphaGo's
+parallel search does); a new leaf's prior comes from that same call.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +34,9 @@ Prior = Callable[[Game, int], np.ndarray]  # (game, player) -> a probability per
 # (game, viewer) -> an expected return per seat (return units), estimated from the viewer's information
 Value = Callable[[Game, int], np.ndarray]
 Rollout = Callable[[Game, int, np.random.Generator], int]  # (game, player, rng) -> action
+# (leaf states, the player whose prior each needs or -1, viewer) -> (a prior per leaf, None where not
+# asked; a return per seat per leaf): `prior` and `value` for many leaves at once
+Leaves = Callable[[list[Game], list[int], int], tuple[Sequence, Sequence]]
 
 
 @dataclass(frozen=True)
@@ -52,7 +59,7 @@ class Node:
     """Statistics of one action sequence from the root: visits, summed scaled returns per seat, and
     how often each child was available (ISMCTS counts availability, not parent visits)."""
 
-    __slots__ = ("visits", "total", "children", "available", "prior", "order")
+    __slots__ = ("visits", "total", "children", "available", "prior", "order", "pending")
 
     def __init__(self, num_players: int):
         self.visits = 0
@@ -61,6 +68,7 @@ class Node:
         self.available: dict[int, int] = {}
         self.prior: np.ndarray | None = None
         self.order: list[int] | None = None  # the order in which a widening search opens actions
+        self.pending = False  # a leaf of the batch being walked, not yet evaluated (its walks stop there)
 
 
 def reads_game(agent) -> bool:
@@ -127,7 +135,9 @@ class Search:
     each node opens first; with it the unguided search widens progressively (a node visited n times
     considers its first 1 + widening * sqrt(n) legal actions, the default's action first, the others
     in a random order), so a game with hundreds of actions and a budget of a hundred simulations
-    improves on the default policy instead of trying actions at random once each."""
+    improves on the default policy instead of trying actions at random once each. batch: simulations
+    whose leaves a guided search evaluates together (`leaves`, or `prior` and `value` one leaf at a
+    time); 1, the default, evaluates each before the next walk begins."""
 
     kind = "search"
     reads_game = True  # the faces hand it the game (it reads it only through resample_hidden)
@@ -145,7 +155,13 @@ class Search:
         widening: float = 1.0,
         seed: int | None = 0,
         name: str = "search",
+        batch: int = 1,
+        leaves: Leaves | None = None,
     ):
+        if not (isinstance(batch, int) and batch >= 1):
+            raise ValueError(
+                f"batch (simulations evaluated together) must be an integer of at least 1, got {batch!r}"
+            )
         self.budget = budget or SearchBudget()
         self.exploration = exploration if exploration is not None else (1.5 if prior is not None else 0.7)
         self.rollout = rollout
@@ -155,6 +171,8 @@ class Search:
         self.others = others
         self.default = default
         self.widening = widening
+        self.batch = batch
+        self.leaves = leaves or self._one_leaf_at_a_time
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.name = name
@@ -195,10 +213,17 @@ class Search:
         scale = (low, high - low) if np.isfinite(low) and np.isfinite(high) and high > low else (0.0, 1.0)
         root = Node(game.num_players)
         budget = self.budget
+        batched = (
+            self.batch > 1 and self.prior is not None and self.value is not None and self.max_rollout is None
+        )
         done = 0
         while True:
-            self._simulate(game.resample_hidden(seat, self.rng), root, seat, scale)
-            done += 1
+            if batched:
+                left = budget.simulations - done if budget.simulations is not None else self.batch
+                done += self._simulate_together(game, root, seat, scale, min(self.batch, left))
+            else:
+                self._simulate(game.resample_hidden(seat, self.rng), root, seat, scale)
+                done += 1
             if budget.simulations is not None and done >= budget.simulations:
                 break
             if budget.seconds is not None and time.perf_counter() - start >= budget.seconds:
@@ -207,6 +232,61 @@ class Search:
         return root
 
     def _simulate(self, state: Game, root: Node, seat: int, scale: tuple[float, float]) -> None:
+        path = self._walk(state, root, seat)
+        returns = (self._evaluate(state, seat) - scale[0]) / scale[1]
+        for n in path:
+            n.total += returns
+
+    def _simulate_together(
+        self, game: Game, root: Node, seat: int, scale: tuple[float, float], count: int
+    ) -> int:
+        """`count` walks from fresh resamples, their leaves evaluated in one `leaves` call; each walk's
+        visits count at once (a virtual loss: a visit with nothing won yet), its returns at the end. A
+        walk that reaches another's leaf stops there (a second sample of that leaf, evaluated in the same
+        call), so every node a walk chooses from has its prior: only the root's is asked alone."""
+        walks = []
+        for _ in range(count):
+            state = game.resample_hidden(seat, self.rng)
+            path = self._walk(state, root, seat)
+            path[-1].pending = True  # a later walk that reaches it stops there: a second sample of it
+            walks.append((state, path))
+        open_ = [(state, path) for state, path in walks if not state.is_terminal()]
+        if open_:
+            asked: set[int] = set()  # a leaf two walks reached needs its prior once
+            players = [self._prior_wanted(state, path[-1], seat, asked) for state, path in open_]
+            priors, values = self.leaves([state for state, _ in open_], players, seat)
+            for (_, path), player, prior, value in zip(open_, players, priors, values):
+                if player >= 0:
+                    path[-1].prior = np.asarray(prior, float)
+                self._back_up(path, (np.asarray(value, float) - scale[0]) / scale[1])
+        for state, path in walks:
+            path[-1].pending = False
+            if state.is_terminal():
+                self._back_up(path, (np.asarray(state.returns(), float) - scale[0]) / scale[1])
+        return count
+
+    @staticmethod
+    def _back_up(path: list[Node], returns: np.ndarray) -> None:
+        for n in path:
+            n.total += returns
+
+    def _prior_wanted(self, state: Game, leaf: Node, seat: int, asked: set[int]) -> int:
+        """The player whose prior the leaf will need when a walk next passes it (the tree chooses for
+        that player), or -1."""
+        if leaf.prior is not None or state.is_truncated() or id(leaf) in asked:
+            return -1
+        asked.add(id(leaf))
+        player = state.current_player()
+        return player if self.others is None or player == seat else -1
+
+    def _one_leaf_at_a_time(self, states: list[Game], players: list[int], viewer: int):
+        priors = [self.prior(s, p) if p >= 0 else None for s, p in zip(states, players)]
+        return priors, [self.value(s, viewer) for s in states]
+
+    def _walk(self, state: Game, root: Node, seat: int) -> list[Node]:
+        """Down the tree from the root to a new node (or the end), playing the chosen actions on
+        `state`; each node on the way counts the visit as it is left (so a node's own statistics
+        steer its choice). The path walked."""
         path = [root]
         node = root
         while not (state.is_terminal() or state.is_truncated()):
@@ -224,14 +304,13 @@ class Search:
             if new:
                 child = node.children[action] = Node(state.num_players)
             state.apply_action(action)
+            node.visits += 1
             path.append(child)
             node = child
-            if new:
+            if new or child.pending:
                 break
-        returns = (self._evaluate(state, seat) - scale[0]) / scale[1]
-        for n in path:
-            n.visits += 1
-            n.total += returns
+        node.visits += 1
+        return path
 
     def _select(self, state: Game, node: Node, player: int, legal: np.ndarray) -> int:
         if self.prior is not None:

@@ -75,15 +75,86 @@ def test_guided_search_follows_a_confident_prior_and_its_values():
     assert search.act(game, 0) == 0
     # with a flat prior, a value that knows Nim finds the winning move (take 3 from 11)
 
-    def nim_value(g, viewer):
-        to_move_loses = g.pile % 4 == 0
-        v = np.full(g.num_players, -1.0 if to_move_loses else 1.0)
-        v[1 - g.player] = -v[g.player]
-        return v
-
     uniform = np.full(game.num_actions, 1 / game.num_actions)
     search = Search(SearchBudget(simulations=100), prior=lambda g, p: uniform, value=nim_value)
     assert search.act(game, 0) == 2
+
+
+def nim_value(g, viewer):
+    """Nim's exact value: the player to move loses from a multiple of 4 stones."""
+    to_move_loses = g.pile % 4 == 0
+    v = np.full(g.num_players, -1.0 if to_move_loses else 1.0)
+    v[1 - g.player] = -v[g.player]
+    return v
+
+
+@pytest.mark.parametrize("pile", [9, 10, 11])
+def test_a_batched_search_evaluates_its_leaves_together_and_still_finds_the_nim_move(pile):
+    """batch=8: every `leaves` call holds at most 8 leaves, one call per 8 simulations (a batch of walks
+    that all ended the game needs none), the leaves' priors come from those calls (the prior alone is
+    asked for the root only: a walk that reaches a leaf of its batch stops there), and the search still
+    finds the winning move with a flat prior."""
+    game = nim_at(pile)
+    uniform = np.full(game.num_actions, 1 / game.num_actions)
+    single, calls = [], []
+
+    def prior(g, player):
+        single.append(g.pile)
+        return uniform
+
+    def leaves(states, players, viewer):
+        calls.append(len(states))
+        assert viewer == 0 and all(p in (-1, s.current_player()) for s, p in zip(states, players))
+        return [uniform] * len(states), [nim_value(s, viewer) for s in states]
+
+    search = Search(
+        SearchBudget(simulations=96), prior=prior, value=nim_value, batch=8, leaves=leaves, seed=2
+    )
+    assert (pile - (search.act(game, 0) + 1)) % 4 == 0
+    assert search.simulations == 96 and sum(search.last_visits.values()) == 96
+    assert 0 < len(calls) <= 12 and max(calls) <= 8
+    assert single == [pile]  # one at a time, about one prior per walk that revisits a node
+
+
+def test_a_batched_search_counts_walks_not_leaves_and_walks_apart():
+    """The virtual loss: the walks of one batch go to different children of the root while there are
+    untried ones (each counts its visit before the next walk starts), and a budget that is not a
+    multiple of the batch is kept exactly."""
+    game = nim_at(11)
+    uniform = np.full(game.num_actions, 1 / game.num_actions)
+    even = lambda g, viewer: np.zeros(g.num_players)  # noqa: E731 - every position even
+    search = Search(SearchBudget(simulations=3), prior=lambda g, p: uniform, value=even, batch=3)
+    search.act(game, 0)
+    assert search.last_visits == {0: 1, 1: 1, 2: 1}
+    search = Search(SearchBudget(simulations=10), prior=lambda g, p: uniform, value=even, batch=4)
+    search.act(game, 0)
+    assert search.simulations == 10 and sum(search.last_visits.values()) == 10
+    with pytest.raises(ValueError, match="batch .* at least 1"):
+        Search(batch=0)
+
+
+def test_a_batched_guided_search_decides_from_the_seats_information_alone(case):
+    """The leaf evaluations of a batch are asked from the searching seat's own information too: two
+    games that differ only in what it cannot know give the same search, visit for visit."""
+    spec, _, cfg = case
+    rng = np.random.default_rng(6)
+    game = spec.new_game(np.random.default_rng(22), **cfg)
+    flat = lambda g, p: np.full(g.num_actions, 1.0 / g.num_actions)  # noqa: E731
+    seen = lambda g, viewer: np.full(g.num_players, float(g.observation(viewer).sum()))  # noqa: E731
+    checked = steps = 0
+    while checked < 2 and not game.is_terminal() and steps < 400:
+        if game.legal_action_mask().sum() > 1:
+            p = game.current_player()
+            a, b = (
+                Search(SearchBudget(simulations=12), prior=flat, value=seen, batch=4, seed=1) for _ in "ab"
+            )
+            assert a.act(game, p) == b.act(game.resample_hidden(p, rng), p)
+            assert a.last_visits == b.last_visits
+            checked += 1
+        legal = np.flatnonzero(game.legal_action_mask())
+        game.apply_action(int(legal[rng.integers(len(legal))]))
+        steps += 1
+    assert checked > 0
 
 
 def test_others_play_a_known_policy_inside_the_tree():

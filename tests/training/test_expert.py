@@ -47,9 +47,11 @@ def test_a_round_records_each_searched_decision_with_its_visit_distribution():
     assert (lessons.searched_result == -1).all()  # no game against the scripted players
 
 
-def test_the_search_finds_the_winning_moves_its_policy_does_not_know():
+@pytest.mark.parametrize("batch", [1, 8])
+def test_the_search_finds_the_winning_moves_its_policy_does_not_know(batch):
+    """Also with `expert.batch`: the leaves of 8 simulations evaluated in one network call."""
     info = game_info(TOY, {})
-    lessons = _round(info, _net(info))
+    lessons = _round(info, _net(info), batch=batch)
     piles = _piles(lessons)
     # a pile with a winning move (take pile % 4) that 200 simulations search to the end
     winning = (piles % PERIOD != 0) & (piles <= 7)
@@ -108,6 +110,8 @@ def test_expert_options_are_checked():
         ExpertConfig(lr=0.0).validate()
     with pytest.raises(ConfigError, match="expert.temperature"):
         ExpertConfig(temperature=-1.0).validate()
+    with pytest.raises(ConfigError, match="expert.batch"):
+        ExpertConfig(batch=0).validate()
 
 
 def test_the_temperature_sharpens_the_visit_distribution():

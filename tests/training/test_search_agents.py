@@ -168,3 +168,46 @@ def test_guided_value_is_the_critic_per_team_and_keeps_the_known_total(runs):
             _, direct, _ = net.step(obs, mask, None, None, True)
         assert values[viewer] == pytest.approx(float(direct[0]), abs=1e-5)
         assert values.sum() == pytest.approx(0.0, abs=1e-9)
+
+
+def test_batched_guides_give_each_leaf_the_prior_and_values_asked_alone(runs):
+    """policy_guides' `leaves`: the priors and values of many positions in two network calls are those
+    the single-position guides give (rows of a prior not asked for stay empty)."""
+    import numpy as np
+
+    from training import load_policy
+    from training.search import policy_guides
+
+    info = game_info(TOY, {})
+    prior, value, leaves = policy_guides(load_policy(runs["mlp"]))
+    games = []
+    for seed in range(5):
+        game = info.new_game(seed)
+        for _ in range(seed % 3):
+            game.apply_action(int(np.flatnonzero(game.legal_action_mask())[0]))
+        games.append(game)
+    players = [g.current_player() if i % 2 == 0 else -1 for i, g in enumerate(games)]
+    for viewer in (0, 1):
+        priors, values = leaves(games, players, viewer)
+        for g, p, row, v in zip(games, players, priors, values):
+            assert (row is None) == (p < 0)
+            if p >= 0:
+                assert row == pytest.approx(prior(g, p), abs=1e-6)
+            assert v == pytest.approx(value(g, viewer), abs=1e-6)
+
+
+def test_guided_search_by_name_with_a_batch_plays_and_is_reproducible(runs, capsys):
+    info = game_info(TOY, {})
+    first, second = (
+        search_agent(f"search:{runs['mlp']}", info, SearchBudget(simulations=24), seed=3, batch=8)
+        for _ in "ab"
+    )
+    assert first.batch == 8
+    assert match(info, first, "random", games=4, seed=0) == match(info, second, "random", games=4, seed=0)
+    code = main(
+        ["evaluate", f"search:{runs['mlp']}", "--opponents", "random", "--games", "2", "--simulations", "8"]
+        + ["--search-batch", "4"]
+    )
+    assert code == 0
+    assert main(["evaluate", f"search:{runs['mlp']}", "--opponents", "random", "--search-batch", "0"]) != 0
+    assert "--search-batch" in capsys.readouterr().err
