@@ -21,12 +21,16 @@ START, END = (
     "<!-- generated:start (python scripts/gen_docs.py; edit the code, not this part) -->",
     "<!-- generated:end -->",
 )
-REFERENCES = DOCS / "references.md"  # the reference agents, their table from training/references
 HOME_NOTE = "<!-- generated from README.md by python scripts/gen_docs.py: edit README.md, not this page -->"
 
 
 def game_page(name: str) -> Path:
     return DOCS / "games" / f"{name}.md"
+
+
+def references_page() -> Path:
+    """The reference agents' page: their table from training/references."""
+    return DOCS / "references.md"
 
 
 def new_game_page(spec) -> str:
@@ -54,7 +58,8 @@ def expected() -> dict[Path, str]:
         current = path.read_text() if path.exists() else new_game_page(spec)
         pages[path] = with_generated(current, game_page_body(spec))
     pages[DOCS / "index.md"] = home_page((ROOT / "README.md").read_text())
-    pages[REFERENCES] = with_generated(REFERENCES.read_text(), references.markdown())
+    page = references_page()
+    pages[page] = with_generated(page.read_text(), references.markdown())
     return pages
 
 

@@ -25,10 +25,13 @@ def test_generated_pages_match_the_code_and_the_readme():
 
 
 def test_an_edited_generated_part_is_stale_and_regenerating_restores_it(tmp_path, monkeypatch):
+    """On a copy of the pages: regenerating rewrites every page, and the suite's other workers read the
+    real ones meanwhile."""
     gen = _gen_docs()
     (tmp_path / "docs").mkdir()
     shutil.copytree(ROOT / "docs" / "games", tmp_path / "docs" / "games")
-    shutil.copy(ROOT / "docs" / "index.md", tmp_path / "docs" / "index.md")
+    for page in ("index.md", "references.md"):
+        shutil.copy(ROOT / "docs" / page, tmp_path / "docs" / page)
     shutil.copy(ROOT / "README.md", tmp_path / "README.md")
     monkeypatch.setattr(gen, "ROOT", tmp_path)
     monkeypatch.setattr(gen, "DOCS", tmp_path / "docs")
@@ -39,6 +42,7 @@ def test_an_edited_generated_part_is_stale_and_regenerating_restores_it(tmp_path
     monkeypatch.setattr(gen.sys, "argv", ["gen_docs.py"])
     assert gen.main() == 0
     assert page.read_text() == good and gen.stale() == []
+    assert all(tmp_path in path.parents for path in gen.expected())  # nothing outside the copy written
 
 
 def test_every_game_has_a_page_and_every_page_a_game():
