@@ -233,9 +233,7 @@ class Search:
 
     def _simulate(self, state: Game, root: Node, seat: int, scale: tuple[float, float]) -> None:
         path = self._walk(state, root, seat)
-        returns = (self._evaluate(state, seat) - scale[0]) / scale[1]
-        for n in path:
-            n.total += returns
+        self._back_up(path, (self._evaluate(state, seat) - scale[0]) / scale[1])
 
     def _simulate_together(
         self, game: Game, root: Node, seat: int, scale: tuple[float, float], count: int
