@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from envs.core.players import PLAYERS
-from envs.core.search import SearchBudget
+from envs.core.search import Search, SearchBudget
 
 from . import references
 from .evaluate import crossplay, match, rating_table, wilson
@@ -106,6 +106,8 @@ def benchmark(name: str, agent, info, protocol: Protocol = PROTOCOL, workers=Non
         "game_config": info.game_config,
         "protocol": asdict(protocol),
     }
+    if isinstance(agent, Search):  # a search's play depends on its own budget, not only on its name
+        card["agent_settings"] = agent.settings()
     if info.cooperative:
         card |= cooperative_results(name, agent, info, protocol)
         return card
@@ -198,6 +200,9 @@ def markdown(card: dict) -> str:
         f"Protocol version {p['version']}: {games}, seed {p['seed']}; 95% intervals.",
         "",
     ]
+    if card.get("agent_settings"):
+        said = ", ".join(f"{k} {v}" for k, v in card["agent_settings"].items() if v is not None)
+        lines += [f"The agent's own settings: {said}.", ""]
     if "results" in card:
         lines += [
             "| opponent | win rate | 95% interval | mean return | per seat or side |",
@@ -244,7 +249,19 @@ def card_stem(card: dict) -> str:
     where = [f"{options.pop('num_players')}p"] if "num_players" in options else []
     where += [f"{k}-{v}" for k, v in options.items()]
     game = "-".join([card["game"], *where])
-    return UNSAFE.sub("_", f"{game}--{Path(str(card['agent'])).name}")
+    return UNSAFE.sub("_", f"{game}--{Path(str(card['agent'])).name}{budget_suffix(card)}")
+
+
+def budget_suffix(card: dict) -> str:
+    """A search's budget in its card's file name, so two budgets of one search are two cards."""
+    return "".join(f"-{k}{v:g}" for k, v in budget_of(card))
+
+
+def budget_of(card: dict) -> list[tuple[str, float]]:
+    """A search agent's budget as it names its card: simulations, seconds, batch (when above 1)."""
+    settings = card.get("agent_settings") or {}
+    named = [(k, settings.get(k)) for k in ("simulations", "seconds", "batch")]
+    return [(k, v) for k, v in named if v is not None and not (k == "batch" and v == 1)]
 
 
 def write_card(card: dict, folder: str | Path) -> tuple[Path, Path]:
@@ -273,6 +290,12 @@ def leaderboard_cell(results: dict, column: str) -> str:
         found = [k for k in results if k.startswith(column + ":")]
         key = found[-1] if found else None
     return f"{results[key]['win_rate']:.3f}" if key else "—"
+
+
+def agent_cell(card: dict) -> str:
+    """The agent's name, with its own budget when it is a search."""
+    said = ", ".join(f"{k} {v:g}" for k, v in budget_of(card))
+    return f"{card['agent']} ({said})" if said else card["agent"]
 
 
 def protocol_cell(protocol: dict) -> str:
@@ -315,7 +338,7 @@ def leaderboard(folder: str | Path) -> str:
             for c in mine:
                 cells = " | ".join(leaderboard_cell(c["results"], column) for column in COLUMNS)
                 elo = c["rating"]["elo"].get(c["agent"], 0.0)
-                lines.append(f"| {c['agent']} | {protocol_cell(c['protocol'])} | {cells} | {elo:+.0f} |")
+                lines.append(f"| {agent_cell(c)} | {protocol_cell(c['protocol'])} | {cells} | {elo:+.0f} |")
         else:
             lines += [
                 "| agent | protocol | team win rate | the game's measures | with scripted partners |",

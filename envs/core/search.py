@@ -78,13 +78,15 @@ def reads_game(agent) -> bool:
 
 
 def random_rollout(game: Game, player: int, rng: np.random.Generator) -> int:
+    """Uniform random play (named "random" in a search's settings)."""
     legal = np.flatnonzero(game.legal_action_mask())
     return int(legal[rng.integers(len(legal))])
 
 
-def policy_rollout(policy_for_seat: Callable[[int], Callable]) -> Rollout:
+def policy_rollout(policy_for_seat: Callable[[int], Callable], name: str = "policy") -> Rollout:
     """Rollouts played by observation policies, one per seat (`policy_for_seat(seat)`, made once), e.g.
-    a game's scripted players: `policy(observation, action_mask) -> action`."""
+    a game's scripted players: `policy(observation, action_mask) -> action`. `name` says whose play it
+    is in a search's settings."""
     policies: dict[int, Callable] = {}
 
     def rollout(game: Game, player: int, rng: np.random.Generator) -> int:
@@ -93,10 +95,16 @@ def policy_rollout(policy_for_seat: Callable[[int], Callable]) -> Rollout:
             policy = policies[player] = policy_for_seat(player)
         return int(policy(game.observation(player), game.legal_action_mask()))
 
+    rollout.__name__ = name
     return rollout
 
 
 ROLLOUTS = ("scripted", "random")
+
+
+def rollout_name(rollout: Rollout) -> str:
+    """Whose play a rollout is: "random", "scripted", or the name a policy rollout was given."""
+    return "random" if rollout is random_rollout else getattr(rollout, "__name__", "policy")
 
 
 def unguided_search(
@@ -111,7 +119,7 @@ def unguided_search(
     budget = budget or SearchBudget(simulations=spec.search.simulations)
     if spec.scripted_policy is None:
         return Search(budget, seed=seed, name="search")
-    scripted = policy_rollout(lambda seat: spec.scripted_policy(config, seat))
+    scripted = policy_rollout(lambda seat: spec.scripted_policy(config, seat), name="scripted")
     # a cooperative team (one team, identical returns) searches assuming teammates play the scripted
     # convention, as a team that agreed on it would; otherwise the others are searched like oneself
     cooperative = spec.game_class(config, np.random.default_rng(0)).game_type().utility == "identical"
@@ -180,6 +188,19 @@ class Search:
         self.last_visits: dict[int, int] = {}  # the root's visit counts at the last searched decision
         self.seconds = 0.0
         self.simulations = 0
+
+    def settings(self) -> dict:
+        """What decides this search's play, as data (a benchmark card records it): the budget, the
+        batch, the exploration constant, whether a network guides it, and who plays its rollouts."""
+        return {
+            "simulations": self.budget.simulations,
+            "seconds": self.budget.seconds,
+            "batch": self.batch,
+            "exploration": self.exploration,
+            "guided": self.prior is not None,
+            "rollout": None if self.prior is not None else rollout_name(self.rollout),
+            "seed": self.seed,
+        }
 
     # ----- the agent ------------------------------------------------------------------------------
     def reset(self) -> None:

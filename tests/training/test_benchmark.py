@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from envs.core.players import PLAYERS
+from envs.core.search import SearchBudget
 from training.benchmark import (
     Protocol,
     alpha_rank,
@@ -132,6 +134,27 @@ def test_one_agents_cards_on_two_configurations_are_two_files(tmp_path):
         )
     names = sorted(p.name for p in tmp_path.glob("*.json"))
     assert names == ["toy_nim-2p--scripted.json", "toy_nim-4p--scripted.json"]
+
+
+def test_a_search_agents_card_records_its_own_budget_and_two_budgets_are_two_files(tmp_path):
+    info = game_info(TOY, {})
+    small = replace(SMALL, games=4, search_games=2)
+    cards = []
+    for simulations in (3, 7):
+        agent = PLAYERS.resolve("search", info, budget=SearchBudget(simulations=simulations), seed=0)
+        cards.append(benchmark("search", agent, info, small))
+        write_card(cards[-1], tmp_path)
+    settings = [c["agent_settings"] for c in cards]
+    assert [(s["simulations"], s["seconds"], s["batch"], s["guided"]) for s in settings] == [
+        (3, None, 1, False),
+        (7, None, 1, False),
+    ]
+    assert settings[0]["rollout"] == info.spec.search.rollout  # the game's declared rollout, by name
+    assert "The agent's own settings: simulations 3, batch 1," in markdown(cards[0])
+    names = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert names == ["toy_nim--search-simulations3.json", "toy_nim--search-simulations7.json"]
+    assert "agent_settings" not in benchmark("scripted", "scripted", info, small)  # a policy has none
+    assert "| search (simulations 7) |" in leaderboard(tmp_path)
 
 
 def test_the_leaderboard_lists_each_game_best_first(tmp_path):
