@@ -37,7 +37,7 @@ from . import checkpoint as ckpt
 from .config import TrainConfig, apply_overrides, from_dict
 from .evaluate import evaluation_entry
 from .games import GameInfo, evaluation_info, game_info
-from .runlog import log_eval, open_writer, progress_bar, write_history
+from .runlog import environment, log_eval, open_writer, progress_bar, write_history
 
 # what a run writes in its directory (any backend; rllib_checkpoint is RLlib's own algorithm state): a
 # fresh run removes these and nothing else, since a run directory may also hold a person's other files
@@ -391,6 +391,7 @@ class Run:
             "wall_seconds": round(self.wall, 1),
             "seeds": self.seeds.record(),
             "pretrain": self.pretrain_stats,
+            "environment": environment(),
             **b.summary(),
             "final_eval": entry,
         }

@@ -4,8 +4,12 @@ evaluation history with its learning curve, the progress bar."""
 from __future__ import annotations
 
 import json
+import platform
 import warnings
 from pathlib import Path
+
+import numpy as np
+import torch
 
 
 def open_writer(run_dir: Path, log: bool, purge_step: int | None = None):
@@ -18,6 +22,21 @@ def open_writer(run_dir: Path, log: bool, purge_step: int | None = None):
         warnings.warn(f"TensorBoard logging off: {exc}", stacklevel=3)
         return None
     return SummaryWriter(str(run_dir / "tb"), purge_step=purge_step)
+
+
+def environment() -> dict:
+    """What a run's numbers depend on beside its config and seed, for summary.json: the same seed gives
+    the same run bit for bit on the same machine and library versions, but torch's kernels may round
+    floats differently on another CPU kind or version, and a long run magnifies that (Exposaurus seed 0:
+    0.647 on one machine, 0.55 on another, the same code; docs/strength.md)."""
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "machine": platform.machine(),
+        "system": platform.system(),
+    }
 
 
 def log_eval(writer, entry: dict) -> None:

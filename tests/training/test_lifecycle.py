@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 import yaml
@@ -112,6 +113,10 @@ def test_schedule_evaluates_at_step_0_every_k_and_at_the_end_and_checkpoints_on_
     assert saved == json.loads(json.dumps(summary))
     assert saved["backend"] == "counting" and saved["iterations"] == 10 and saved["decisions"] == 1000
     assert saved["seeds"] == seeds.record() and saved["final_eval"] == history[-1]
+    # and what else the same seed's numbers depend on: the libraries and the CPU kind
+    env = saved["environment"]
+    assert (env["torch"], env["numpy"]) == (torch.__version__, np.__version__)
+    assert env["cpu_capability"] == torch.backends.cpu.get_cpu_capability() and env["python"].count(".") == 2
     assert (run_dir / "curve.png").exists()
 
 
