@@ -75,8 +75,11 @@ def policy_guides(policy: Policy, reward_scale: float = 1.0, returns=None):
     def values(games: list, viewer: int) -> list[np.ndarray]:
         """Every seat's return in each game: the critic asked once per team (`team_seats`)."""
         asked = [team_seats(g, viewer) for g in games]
-        estimates = iter(critic([(g, p) for g, (seats, _) in zip(games, asked) for p in seats]))
-        return [spread(g, [next(estimates) for _ in seats], ids) for g, (seats, ids) in zip(games, asked)]
+        estimates = iter(critic([(g, p) for g, (seats, _, _) in zip(games, asked) for p in seats]))
+        return [
+            spread(g, [next(estimates) for _ in seats], ids, teams)
+            for g, (seats, ids, teams) in zip(games, asked)
+        ]
 
     def leaves(games: list, players: list[int], viewer: int):
         wanted = [i for i, p in enumerate(players) if p >= 0]
@@ -89,8 +92,8 @@ def policy_guides(policy: Policy, reward_scale: float = 1.0, returns=None):
     return prior, value, leaves
 
 
-def team_seats(game, viewer: int) -> tuple[list[int], list[int]]:
-    """Whom the critic is asked, and for which teams. Teammates are paid alike, so once per team: from
+def team_seats(game, viewer: int) -> tuple[list[int], list[int], np.ndarray]:
+    """Whom the critic is asked, for which teams, and every seat's team. Teammates are paid alike, so once per team: from
     `viewer`'s own observation for the viewer's team (the searcher's information, not another seat's
     view of a resampled hand) and the first seat's for every other; with two teams and a known total
     (zero- or constant-sum) once in all, from the viewer, the other team's share following from the
@@ -99,13 +102,13 @@ def team_seats(game, viewer: int) -> tuple[list[int], list[int]]:
     ids = list(dict.fromkeys([int(teams[viewer])] + teams.tolist()))  # the viewer's team first
     first = [viewer] + [int(np.flatnonzero(teams == t)[0]) for t in ids[1:]]
     if game.game_type().utility_sum is not None and len(ids) == 2:
-        return first[:1], ids
-    return first, ids
+        return first[:1], ids, teams
+    return first, ids, teams
 
 
-def spread(game, estimates: list[float], ids: list[int]) -> np.ndarray:
-    """Every seat's return from the critic's estimates for the teams asked (`team_seats`)."""
-    teams = np.asarray(game.teams())
+def spread(game, estimates: list[float], ids: list[int], teams: np.ndarray) -> np.ndarray:
+    """Every seat's return from the critic's estimates for the teams asked (`team_seats`, which read
+    `teams` once for both)."""
     if len(estimates) < len(ids):  # two teams and a known total: the other team's share follows
         total, a = game.game_type().utility_sum, estimates[0]
         size_a, size_b = int((teams == ids[0]).sum()), int((teams == ids[1]).sum())
