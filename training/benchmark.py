@@ -105,6 +105,9 @@ def benchmark(name: str, agent, info, protocol: Protocol = PROTOCOL, workers=Non
         "game": info.spec.name,
         "game_config": info.game_config,
         "protocol": asdict(protocol),
+        # each worker plays its share from its own stream, so a card is reproduced at its own count (a
+        # cooperative card plays in this process)
+        "workers": 1 if workers is None or info.cooperative else len(workers),
     }
     if isinstance(agent, Search):  # a search's play depends on its own budget, not only on its name
         card["agent_settings"] = agent.settings()
@@ -197,7 +200,7 @@ def markdown(card: dict) -> str:
     lines = [
         f"# {card['agent']} on {card['game']} {' '.join(f'{k}={v}' for k, v in card['game_config'].items())}".rstrip(),
         "",
-        f"Protocol version {p['version']}: {games}, seed {p['seed']}; 95% intervals.",
+        f"Protocol version {p['version']}: {games}, seed {p['seed']}{played_by(card)}; 95% intervals.",
         "",
     ]
     if card.get("agent_settings"):
@@ -240,6 +243,17 @@ def markdown(card: dict) -> str:
                     f"| {key}{' (one seat)' if group == 'with_scripted_partners' else ''} | {r['win_rate']:.3f} | [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] | {r['mean_return']:+.2f} | {extra} |"
                 )
     return "\n".join(lines) + "\n"
+
+
+def workers_of(card: dict) -> int:
+    """The worker processes a card's games were played by (cards from before it was recorded: one)."""
+    return card.get("workers", 1)
+
+
+def played_by(card: dict) -> str:
+    """How the Markdown card says it was played, where that was not in one process."""
+    count = workers_of(card)
+    return f", played by {count} worker processes (reproduce with --workers {count})" if count > 1 else ""
 
 
 def card_stem(card: dict) -> str:
@@ -298,13 +312,17 @@ def agent_cell(card: dict) -> str:
     return f"{card['agent']} ({said})" if said else card["agent"]
 
 
-def protocol_cell(protocol: dict) -> str:
-    """The protocol's version, and its game counts where a card changed them (`--games`, `--search-games`)."""
+def protocol_cell(card: dict) -> str:
+    """The protocol's version, its game counts where a card changed them (`--games`, `--search-games`),
+    and the worker processes where there were several (`--workers`)."""
+    protocol = card["protocol"]
     changed = [
         f"{protocol[key]} {what}"
         for key, what in (("games", "games"), ("search_games", "search games"))
         if protocol[key] != getattr(PROTOCOL, key)
     ]
+    if workers_of(card) > 1:
+        changed.append(f"{workers_of(card)} workers")
     return f"v{protocol['version']}" + (f" ({', '.join(changed)})" if changed else "")
 
 
@@ -338,7 +356,7 @@ def leaderboard(folder: str | Path) -> str:
             for c in mine:
                 cells = " | ".join(leaderboard_cell(c["results"], column) for column in COLUMNS)
                 elo = c["rating"]["elo"].get(c["agent"], 0.0)
-                lines.append(f"| {agent_cell(c)} | {protocol_cell(c['protocol'])} | {cells} | {elo:+.0f} |")
+                lines.append(f"| {agent_cell(c)} | {protocol_cell(c)} | {cells} | {elo:+.0f} |")
         else:
             lines += [
                 "| agent | protocol | team win rate | the game's measures | with scripted partners |",
@@ -354,7 +372,7 @@ def leaderboard(folder: str | Path) -> str:
                 )
                 partners = next(iter(c["with_scripted_partners"].values()), {}).get("win_rate")
                 lines.append(
-                    f"| {c['agent']} | {protocol_cell(c['protocol'])} | {team['win_rate']:.3f} | "
+                    f"| {c['agent']} | {protocol_cell(c)} | {team['win_rate']:.3f} | "
                     f"{measures} | {'—' if partners is None else f'{partners:.3f}'} |"
                 )
         lines.append("")

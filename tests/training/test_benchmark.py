@@ -157,6 +157,21 @@ def test_a_search_agents_card_records_its_own_budget_and_two_budgets_are_two_fil
     assert "| search (simulations 7) |" in leaderboard(tmp_path)
 
 
+def test_a_card_records_the_workers_that_played_it_and_is_reproduced_at_that_count(tmp_path, capsys):
+    # each worker plays its share of the games from its own stream: a card says how many played it
+    argv = ["benchmark", "scripted", "--game", TOY, "--games", "16", "--search-games", "2"]
+    cards = {}
+    for count in (1, 2, 2):
+        assert main([*argv, "--workers", str(count), "--out", str(tmp_path / str(count))]) == 0
+        cards.setdefault(count, []).append(json.loads(capsys.readouterr().out))
+    assert [c["workers"] for c in (cards[1][0], cards[2][0])] == [1, 2]
+    assert cards[2][0] == cards[2][1]  # the same --workers, the same card
+    assert "played by 2 worker processes (reproduce with --workers 2)" in markdown(cards[2][0])
+    assert "worker" not in markdown(cards[1][0])
+    assert "| scripted | v2 (16 games, 2 search games, 2 workers) |" in leaderboard(tmp_path / "2")
+    assert "| scripted | v2 (16 games, 2 search games) |" in leaderboard(tmp_path / "1")
+
+
 def test_the_leaderboard_lists_each_game_best_first(tmp_path):
     info = game_info(TOY, {})
     for name in ("random", "scripted"):
