@@ -109,6 +109,9 @@ class Layout:
             offset += piece.size
         self.size = offset
         self._by_name = {p.name: p for p in self.pieces}
+        # each piece's place, made once: a scripted player splits every observation it reads (in a
+        # search's roll-outs, millions of times), so `views` must not recompute offsets and sizes
+        self._cuts = tuple((p.name, p.slice, p.shape) for p in self.pieces)
         if len(self._by_name) != len(self.pieces):
             raise ValueError("layout piece names must be unique")
 
@@ -123,8 +126,15 @@ class Layout:
 
     def views(self, buffer: np.ndarray) -> dict[str, np.ndarray]:
         """Reshaped views of `buffer` (last axis = the layout) for each piece."""
+        if buffer.shape[-1:] != (self.size,):
+            raise ValueError(f"a vector of this layout has {self.size} entries, not shape {buffer.shape}")
         lead = buffer.shape[:-1]
-        return {p.name: buffer[..., p.slice].reshape(lead + p.shape) for p in self.pieces}
+        if not lead:  # one vector: a flat piece is its slice as it is
+            return {
+                name: buffer[at] if len(shape) == 1 else buffer[at].reshape(shape)
+                for name, at, shape in self._cuts
+            }
+        return {name: buffer[..., at].reshape(lead + shape) for name, at, shape in self._cuts}
 
     def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """The pieces of one vector, by name (copies nothing)."""

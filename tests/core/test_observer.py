@@ -53,3 +53,18 @@ def test_a_seat_axis_of_the_wrong_length_is_refused():
         seat_gathers(lay, N)
     with pytest.raises(ValueError, match="no observation piece named"):
         seat_gathers(lay, N + 1, starts={"nope": 0})
+
+
+def test_a_layouts_views_are_its_pieces_of_one_vector_or_a_batch_and_a_wrong_length_is_refused():
+    lay = layout()
+    vector = np.arange(lay.size, dtype=np.float32)
+    one = lay.split(vector)
+    assert one["board"].tolist() == [0, 1] and one["stash"].tolist() == [2, 3, 4]
+    assert one["knows"].shape == (N, N) and one["knows"][0].tolist() == [5, 6, 7]
+    one["stash"][0] = -1  # a view: writing through it fills the vector
+    assert vector[2] == -1
+    batch = np.stack([vector, vector + 100])
+    views = lay.views(batch)
+    assert views["record"].shape == (2, N, 2) and views["record"][1, 0].tolist() == [114, 115]
+    with pytest.raises(ValueError, match=f"has {lay.size} entries, not shape"):
+        lay.split(vector[:-1])
