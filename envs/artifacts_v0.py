@@ -9,7 +9,7 @@ implemented are in envs/artifacts/RULES.md.
 from __future__ import annotations
 
 from envs.artifacts.baseline import scripted_policy
-from envs.artifacts.data import SIDE_NAMES
+from envs.artifacts.data import ROLE_NAMES, SIDE_NAMES
 from envs.artifacts.rules import Artifacts
 from envs.core import GameSpec
 from envs.core.docs import game_section
@@ -17,6 +17,12 @@ from envs.core.face import make_faces
 from envs.core.registry import SearchDefaults
 
 raw_env, env = make_faces(Artifacts)
+
+
+def seat_roles(game: Artifacts) -> list[str]:
+    """Each seat's secret role, by name: the referee's view, read by evaluations (a benchmark card's
+    results per role) once a game is over, never by a player."""
+    return [ROLE_NAMES[int(r)] for r in game.roles]
 
 
 SPEC = GameSpec(
@@ -36,6 +42,7 @@ SPEC = GameSpec(
     extra={
         "benchmark_configs": [{"num_players": 10}, {"num_players": 7}, {"num_players": 5}],
         "team_names": SIDE_NAMES,  # team id 0 / 1 as evaluations name them
+        "seat_roles": seat_roles,  # results per role (a player at one seat, the role it was dealt)
     },
     scripted_policy=scripted_policy,
     # a scripted simulated game of 7 players costs about 20 ms

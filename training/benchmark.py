@@ -6,10 +6,12 @@
 
 Protocol version 2 (`PROTOCOL`), for a game with sides: the agent plays `games` games against random
 play, the scripted player and each reference agent of the game's configuration (`training.references`,
-every version), and `search_games` against the unguided search (ISMCTS with random rollouts) and the
+every version), and `search_games` against the unguided search (ISMCTS, roll-outs as the game declares) and the
 search guided by the newest reference agent, `search_simulations` per decision each, seats and sides
 rotated game by game, from fixed seeds; each result has its 95% Wilson interval and the agent's win
-rate per seat or side. The same games also rate every player on one scale: Elo from a Plackett-Luce
+rate per seat or side. In a game whose seats hold roles (the spec's `seat_roles`: Artifacts) the
+agent also plays `games` games at one seat among scripted players, its partners included, at every
+seat in turn, with its win rate per role it was dealt. The same games also rate every player on one scale: Elo from a Plackett-Luce
 fit of the round robin of the agent, random, scripted and the reference agents, with 95% bootstrap
 intervals, and a second aggregate that does not assume transitivity, alpha-Rank (OpenSpiel's
 implementation, with the `openspiel` extra) over the same win rates; the card says when the two orders
@@ -31,11 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
+from envs.core.errors import ConfigError
 from envs.core.players import PLAYERS
 from envs.core.search import Search, SearchBudget
 
 from . import references
-from .evaluate import crossplay, match, rating_table, wilson
+from .evaluate import crossplay, match, one_seat, rating_table, wilson
+from .games import resolve_spec
 from .policy import as_run_evaluates
 
 VERSIONS = (1, 2)
@@ -123,11 +127,19 @@ def benchmark(name: str, agent, info, protocol: Protocol = PROTOCOL, workers=Non
             info, agent, rival, games, protocol.seed + i, workers=None if searching else workers
         )
     card["results"] = results
+    if info.spec.extra.get("seat_roles") and info.spec.scripted_policy is not None:
+        card["at_one_seat"] = at_one_seat(agent, info, protocol, protocol.seed + len(rivals), workers)
     rated = {name: agent, **{k: v for k, v in rivals.items() if not is_search(k)}}
     table = rating_table(info, rated, protocol.games, protocol.seed, workers=workers)
     card["rating"] = {"elo": table["ratings"], "ci95": table["ci95"], "anchor": table["anchor"]}
     card["rating"] |= alpha_rank(list(rated), table["matches"], info.num_teams - 1)
     return card
+
+
+def at_one_seat(agent, info, protocol: Protocol, seed: int, workers=None) -> dict:
+    """In a game whose seats hold roles: the agent at one seat among scripted players (seat j mod n in
+    game j, its role as dealt there), its results per role."""
+    return {"scripted": match(info, agent, "scripted", protocol.games, seed, workers=workers, mixed=one_seat)}
 
 
 def cooperative_results(name: str, agent, info, protocol: Protocol) -> dict:
@@ -211,11 +223,25 @@ def markdown(card: dict) -> str:
             "| opponent | win rate | 95% interval | mean return | per seat or side |",
             "|---|---|---|---|---|",
         ]
+        names = team_names(card["game"])
         for key, r in card["results"].items():
-            sides = ", ".join(f"{t}: {s['win_rate']:.3f}" for t, s in r.get("by_team", {}).items())
+            sides = ", ".join(f"{names(t)}: {s['win_rate']:.3f}" for t, s in r.get("by_team", {}).items())
             lines.append(
                 f"| {key} | {r['win_rate']:.3f} | [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] | {r['mean_return']:+.3f} | {sides} |"
             )
+        for key, r in card.get("at_one_seat", {}).items():
+            lines += [
+                "",
+                f"The agent at one seat, every other seat {key} (its partners too), each seat in turn; by "
+                "the role it was dealt:",
+                "",
+                "| role | games | win rate | 95% interval |",
+                "|---|---|---|---|",
+            ]
+            for role, v in [("every role", r), *r.get("by_role", {}).items()]:
+                lines.append(
+                    f"| {role} | {v['games']} | {v['win_rate']:.3f} | [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}] |"
+                )
         rating = card["rating"]
         lines += ["", "| player | Elo (random = 0) | 95% interval | alpha-Rank mass |", "|---|---|---|---|"]
         for n, elo in rating["elo"].items():
@@ -254,6 +280,15 @@ def played_by(card: dict) -> str:
     """How the Markdown card says it was played, where that was not in one process."""
     count = workers_of(card)
     return f", played by {count} worker processes (reproduce with --workers {count})" if count > 1 else ""
+
+
+def team_names(game: str):
+    """team id -> its name where the game names its sides (Artifacts: Academics, Looters), else the id."""
+    try:
+        names = resolve_spec(game).extra.get("team_names") or ()
+    except ConfigError:  # a game of a module not imported here
+        names = ()
+    return lambda team: names[int(team)] if int(team) < len(names) else str(team)
 
 
 def card_stem(card: dict) -> str:

@@ -81,8 +81,10 @@ def match(
     metrics: Callable | None = None,
     on_game_start: Callable | None = None,
     workers=None,
+    mixed: Callable | None = None,
 ) -> dict:
     """Play `games` games of A against B (seats rotated); A's results with a 95% Wilson interval.
+    `mixed(j, num_players) -> seats`: A plays those seats of game j, B the others (`play_games`).
 
     `on_game_start(j, game, keys)` hears game j before its first move ("A" or "B" per seat), e.g. to
     record it (`envs.core.replay.Recordings`). With `workers` (`envs.core.workers.Workers` hosting
@@ -99,9 +101,10 @@ def match(
             greedy,
             metrics,
             on_game_start,
+            mixed,
         )
         return summarize(results, info)
-    players = pickle.dumps((player_a, player_b, metrics))
+    players = pickle.dumps((player_a, player_b, metrics, mixed))
     shares = split(games, len(workers))
     config = dict(info.game_config)
     per_worker = -(-num_envs // len(workers))
@@ -126,12 +129,15 @@ def play_games(
     mixed: Callable | None = None,
 ) -> list:
     """Games `games` (indices j) of A against B, each result (outcome, A's mean return, A's team,
-    metrics, truncated) in the order of j: game j gives A the team j mod (number of teams). In a
-    cooperative game A plays every seat, or with `mixed(j, num_players) -> seats` those seats and B
-    the others (one team of both: cross-play)."""
+    metrics, truncated, A's role) in the order of j: game j gives A the team j mod (number of teams).
+    In a cooperative game A plays every seat, or with `mixed(j, num_players) -> seats` those seats and
+    B the others (one team of both: cross-play). With `mixed` in a game of sides, A plays those seats
+    (all on one side: its team is theirs, as dealt) and B every other seat, its partners included. A's
+    role is its seat's (the game's `seat_roles`) where A plays one seat, else None."""
     actors = {"A": make_actor(player_a, info, greedy), "B": make_actor(player_b, info, greedy)}
     indices = iter(games)
     results: list = [None] * len(games)
+    seat_roles = info.spec.extra.get("seat_roles")
 
     def assign(slot, rng, game):
         j = next(indices, None)
@@ -140,26 +146,38 @@ def play_games(
         teams = info.teams_of(game)
         ids = sorted(set(teams))
         team = ids[j % len(ids)]
-        if mixed is not None:  # one team of both: mixed(j, seats) says which seats A plays
-            keys = ["A" if s in mixed(j, len(teams)) else "B" for s in range(len(teams))]
+        if mixed is not None:  # mixed(j, seats) says which seats A plays
+            mine = mixed(j, len(teams))
+            keys = ["A" if s in mine else "B" for s in range(len(teams))]
+            if not info.cooperative:
+                team = a_team(teams, mine)
         else:
             keys = ["A" if info.cooperative or t == team else "B" for t in teams]
         if on_game_start is not None:
             on_game_start(j, game, keys)
-        return keys, (j, team, teams)
+        return keys, (j, team, teams, [s for s, k in enumerate(keys) if k == "A"])
 
     def on_episode(slot, meta, game):
-        j, team, teams = meta
+        j, team, teams, mine = meta
         ret = np.asarray(game.returns(), float)
         outcome = final_outcomes(game, teams)[team]  # a game cut at its length limit is a draw
         seats = [s for s, t in enumerate(teams) if t == team]
         extra = metrics(game) if metrics is not None else {}
-        results[j - games.start] = (outcome, float(ret[seats].mean()), team, extra, game.is_truncated())
+        role = seat_roles(game)[mine[0]] if seat_roles is not None and len(mine) == 1 else None
+        results[j - games.start] = (outcome, float(ret[seats].mean()), team, extra, game.is_truncated(), role)
 
     runner = Runner(info, min(num_envs, len(games)), rng, actors, assign, on_episode)
     with torch.no_grad():
         runner.run_episodes()
     return results
+
+
+def a_team(teams: list[int], seats: set[int]) -> int:
+    """The one team of `seats` (a player seated at several seats of a game of sides plays for one)."""
+    held = {teams[s] for s in seats}
+    if len(held) != 1:
+        raise ValueError(f"seats {sorted(seats)} are on teams {sorted(held)}: a player plays for one side")
+    return held.pop()
 
 
 def alternate_seats(j: int, n: int) -> set[int]:
@@ -218,22 +236,28 @@ def summarize(results: list, info) -> dict:
         "mean_return": round(float(np.mean([r[1] for r in results])), 4) if n else 0.0,
         "truncated": sum(bool(r[4]) for r in results),  # games cut at the length limit (scored as draws)
     }
-    if not info.cooperative:
-        by_team = {}
-        for team in sorted({r[2] for r in results}):
-            sub = np.array([r[0] for r in results if r[2] == team])
-            lo, hi = wilson(float(sub.sum()), len(sub))
-            by_team[str(team)] = {
-                "games": len(sub),
-                "win_rate": round(float(sub.mean()), 4),
-                "ci95": [round(lo, 4), round(hi, 4)],
-            }
-        # A's team (its seat, in games without teams) is rotated game by game
-        out["by_team"] = by_team
+    if not info.cooperative:  # A's team (its seat, in games without teams) is rotated game by game
+        out["by_team"] = rates_by(results, 2)
+    if any(r[5] is not None for r in results):  # A at one seat of a game with roles: by the role dealt
+        out["by_role"] = rates_by([r for r in results if r[5] is not None], 5)
     extras = [r[3] for r in results if r[3]]
     if extras:
         for key in extras[0]:
             out[f"mean_{key}"] = round(float(np.mean([e[key] for e in extras])), 4)
+    return out
+
+
+def rates_by(results: list, field: int) -> dict:
+    """A's win rate (with its 95% interval) in the games of each value of a result's `field`."""
+    out = {}
+    for value in sorted({r[field] for r in results}):
+        sub = np.array([r[0] for r in results if r[field] == value])
+        lo, hi = wilson(float(sub.sum()), len(sub))
+        out[str(value)] = {
+            "games": len(sub),
+            "win_rate": round(float(sub.mean()), 4),
+            "ci95": [round(lo, 4), round(hi, 4)],
+        }
     return out
 
 

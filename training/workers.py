@@ -64,11 +64,19 @@ class GameWorker:
     def play(self, game_config: dict, players: bytes, games: range, seed, num_envs: int, greedy: bool):
         """Games `games` of a `match` (see `training.evaluate.play_games`); the players arrive pickled
         by value (networks with their weights)."""
-        player_a, player_b, metrics = pickle.loads(players)  # (sent by the trainer's own process)
+        player_a, player_b, metrics, mixed = pickle.loads(players)  # (sent by the trainer's own process)
         info = self.scored(game_config)
         with torch.no_grad():
             return play_games(
-                info, player_a, player_b, games, np.random.default_rng(seed), num_envs, greedy, metrics
+                info,
+                player_a,
+                player_b,
+                games,
+                np.random.default_rng(seed),
+                num_envs,
+                greedy,
+                metrics,
+                mixed=mixed,
             )
 
     def record_scripted(self, games: int, seed, uses_state: bool, random_share: float):

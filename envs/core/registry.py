@@ -58,6 +58,9 @@ class GameSpec:
     reward_doc: str = ""  # how returns are paid (team or individual, options)
     players_doc: str = ""  # player counts and variants
     search: SearchDefaults = SearchDefaults()
+    # optional, read by the tools where a game has them: "benchmark_configs" (throughput's configurations),
+    # "team_names" (team id -> name), "metrics" (game -> the game's own measures, e.g. Harmony - Agony),
+    # "seat_roles" (game -> each seat's role by name: results per role)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

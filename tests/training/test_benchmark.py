@@ -223,3 +223,15 @@ def test_alpha_rank_reads_a_free_for_all_as_seat_against_seat():
     matches = [{"a": "agent", "b": "scripted", "a_win_rate": 0.446}]
     mass = alpha_rank(["agent", "scripted"], matches, copies=3)["alpha_rank"]
     assert mass["agent"] > mass["scripted"]
+
+
+def test_a_card_of_a_game_with_roles_gives_the_agent_at_one_seat_by_the_role_dealt():
+    info = game_info("artifacts", {"num_players": 5})
+    protocol = Protocol(games=20, search_games=1, search_simulations=2, seed=3)
+    card = benchmark("scripted", "scripted", info, protocol)
+    one = card["at_one_seat"]["scripted"]
+    assert one["games"] == 20 and sum(v["games"] for v in one["by_role"].values()) == 20
+    text = markdown(card)
+    assert "The agent at one seat, every other seat scripted" in text and "| every role | 20 |" in text
+    assert "| random | " in text and "Academics: " in text and "Looters: " in text  # sides by name
+    assert "at_one_seat" not in benchmark("scripted", "scripted", game_info(TOY, {}), SMALL)  # no roles

@@ -124,3 +124,50 @@ def test_evaluate_plays_a_trained_opponent_as_its_run_evaluates(tmp_path, capsys
         info, "random", load_policy(run, greedy=greedy), 60, 4, greedy=bool(flag == ["--greedy"])
     )
     assert played == expected
+
+
+def test_a_player_at_one_seat_plays_for_its_seats_side_and_is_scored_by_the_role_dealt_there():
+    from envs.artifacts.data import ROLE_NAMES, role_chart
+    from envs.artifacts_v0 import seat_roles
+    from training.evaluate import one_seat, play_games, summarize
+
+    info = game_info("artifacts", {"num_players": 5})
+    dealt = {}
+
+    def seen(j, game, keys):
+        dealt[j] = (keys, info.teams_of(game), seat_roles(game))
+
+    games = 30
+    results = play_games(
+        info,
+        "scripted",
+        "random",
+        range(games),
+        np.random.default_rng(4),
+        8,
+        on_game_start=seen,
+        mixed=one_seat,
+    )
+    for j, (outcome, side_return, team, _, _, role) in enumerate(results):
+        keys, teams, roles = dealt[j]
+        assert [s for s, k in enumerate(keys) if k == "A"] == [j % 5]  # every seat in turn
+        assert team == teams[j % 5] and role == roles[j % 5]  # its side and role, as dealt
+        assert (outcome, side_return) in {(1.0, 1.0), (0.0, -1.0), (0.5, 0.0)}  # scored as its side
+    summary = summarize(results, info)
+    by_role = summary["by_role"]
+    assert sum(v["games"] for v in by_role.values()) == games
+    assert set(by_role) <= {ROLE_NAMES[r] for r in role_chart(5, "standard")}  # the roles dealt at 5
+    for role, v in by_role.items():
+        wins = [r[0] for r in results if r[5] == role]
+        assert (
+            v["win_rate"] == round(float(np.mean(wins)), 4) and v["ci95"][0] <= v["win_rate"] <= v["ci95"][1]
+        )
+    assert "by_role" not in match(info, "scripted", "random", 4, seed=0)  # whole sides: no one role
+
+
+def test_a_player_is_not_seated_on_two_sides():
+    from training.evaluate import a_team
+
+    assert a_team([0, 1, 1, 0], {1, 2}) == 1
+    with pytest.raises(ValueError, match=r"seats \[0, 1\] are on teams \[0, 1\]"):
+        a_team([0, 1, 1, 0], {0, 1})

@@ -10,7 +10,7 @@ import torch
 
 from envs.core.workers import Workers, split, stream
 from training import checkpoint as ckpt
-from training.evaluate import match, play_games
+from training.evaluate import match, one_seat, play_games
 from training.games import game_info
 from training.pretrain import SparseRows, collect_scripted, join_recordings
 from training.runner import compute_gae
@@ -124,14 +124,21 @@ def test_evaluations_on_workers_play_each_share_from_its_own_stream():
     info = game_info(TOY, {"num_players": 3})
     with Workers(GameWorker, [(TOY, {"num_players": 3})] * 2) as workers:
         spread = match(info, "scripted", "random", 30, seed=7, num_envs=8, workers=workers)
+        teams = game_info(TOY, {"num_players": 4, "teams": True})  # A at one seat, B its partner too
+        seated = match(teams, "scripted", "random", 30, seed=7, num_envs=8, workers=workers, mixed=one_seat)
+        together = match(teams, "scripted", "random", 30, seed=7, num_envs=8, workers=workers)
     shares = split(30, 2)
-    results = []
+    results, at_one_seat = [], []
     for w, share in enumerate(shares):
         rng = np.random.default_rng(stream(7, 2, w))
         results += play_games(info, "scripted", "random", share, rng, num_envs=4)
+        rng = np.random.default_rng(stream(7, 2, w))
+        at_one_seat += play_games(teams, "scripted", "random", share, rng, num_envs=4, mixed=one_seat)
     from training.evaluate import summarize
 
     assert spread == summarize(results, info)
+    assert seated == summarize(at_one_seat, teams)  # the seats A plays travel to the workers too
+    assert seated["win_rate"] < together["win_rate"]  # a random partner costs the scripted player
     assert spread["games"] == 30 and sum(v["games"] for v in spread["by_team"].values()) == 30
 
 
