@@ -145,6 +145,7 @@ def test_freeze_ships_a_runs_policy_alone_once_per_version(run, tmp_path, monkey
     entry = ship_reference(run, tmp_path, monkeypatch)
     path = tmp_path / entry["file"]
     assert entry["sha256"] == refs.file_sha256(path) and entry["trained"]["decisions"] > 0
+    assert entry["trained"]["environment"]["torch"] == torch.__version__  # where it was trained
     listed = json.loads((tmp_path / "references.json").read_text())
     assert listed["agents"] == [entry]
     with pytest.raises(ConfigError, match="shipped already; a new agent is a new version"):
@@ -163,6 +164,21 @@ def test_freeze_ships_a_runs_policy_alone_once_per_version(run, tmp_path, monkey
     path.write_bytes(bytes(damaged))
     with pytest.raises(ConfigError, match="is damaged or was replaced"):
         load_policy("reference:toy_nim-v1")
+
+
+def test_freeze_records_no_environment_for_a_checkpoint_without_its_run_and_refuses_a_damaged_summary(
+    run, tmp_path
+):
+    import shutil
+
+    alone = tmp_path / "copied" / "checkpoints" / "final.pt"  # a checkpoint without its run's summary
+    alone.parent.mkdir(parents=True)
+    shutil.copy(read_checkpoint(run)["path"], alone)
+    assert freeze(alone, 1, folder=tmp_path)["trained"]["environment"] is None
+    (tmp_path / "copied" / "summary.json").write_text("[1, 2]")
+    with pytest.raises(ConfigError, match="is not a run's summary"):
+        freeze(alone, 2, folder=tmp_path)
+    assert not (tmp_path / "toy_nim-2p-v2.pt").exists()  # refused before anything is written
 
 
 def test_the_command_line_evaluates_a_reference_agent_by_name(capsys):

@@ -31,6 +31,20 @@ def policy_only(data: dict) -> dict:
     return kept
 
 
+def run_environment(checkpoint: str | Path) -> dict | None:
+    """Where the run of a checkpoint (<run>/checkpoints/<name>.pt) was trained, from its summary.json
+    (`training.runlog.environment`); None where the run did not record it."""
+    summary = Path(checkpoint).parent.parent / "summary.json"
+    if not summary.is_file():
+        return None
+    try:
+        return json.loads(summary.read_text()).get("environment")
+    except (json.JSONDecodeError, AttributeError):
+        raise ConfigError(
+            f"{str(summary)!r} is not a run's summary (JSON object): damaged run folder"
+        ) from None
+
+
 def freeze(
     run: str | Path, version: int, command: str = "", minutes: float | None = None, folder: Path = FOLDER
 ) -> dict:
@@ -38,6 +52,8 @@ def freeze(
     add it to the manifest in `folder`, with the `command` that trained it and its wall time; returns
     the manifest entry."""
     data = ckpt.read_checkpoint(run)
+    # the same command retrains the same agent only on the same machine kind and libraries
+    environment = run_environment(data["path"])
     game, players = resolve_spec(data["game"]).name, int(data["num_players"])
     manifest = folder / MANIFEST.name
     listed = read_manifest(manifest)
@@ -61,6 +77,7 @@ def freeze(
             "decisions": int(data["decisions"]),
             "iteration": int(data["iteration"]),
             "minutes": minutes,
+            "environment": environment,
         },
     }
     listed["agents"].append(entry)
