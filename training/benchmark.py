@@ -383,15 +383,19 @@ def leaderboard(folder: str | Path) -> str:
         mine = [c for c in cards if table_of(c) == title]
         lines += [f"## {title}", ""]
         if "results" in mine[0]:
+            seated = any("at_one_seat" in c for c in mine)  # a game with roles: the agent at one seat too
+            extra = " at one seat among scripted |" if seated else ""
             lines += [
-                "| agent | protocol | vs random | vs scripted | vs reference | vs search | vs guided search | Elo |",
-                "|---|---|---|---|---|---|---|---|",
+                f"| agent | protocol | vs random | vs scripted | vs reference | vs search | vs guided search |{extra} Elo |",
+                "|---|---|---|---|---|---|---|---|" + ("---|" if seated else ""),
             ]
             mine.sort(key=lambda c: -c["rating"]["elo"].get(c["agent"], 0))
             for c in mine:
-                cells = " | ".join(leaderboard_cell(c["results"], column) for column in COLUMNS)
+                cells = [leaderboard_cell(c["results"], column) for column in COLUMNS]
+                if seated:
+                    cells.append(leaderboard_cell(c.get("at_one_seat", {}), "scripted"))
                 elo = c["rating"]["elo"].get(c["agent"], 0.0)
-                lines.append(f"| {agent_cell(c)} | {protocol_cell(c)} | {cells} | {elo:+.0f} |")
+                lines.append(f"| {agent_cell(c)} | {protocol_cell(c)} | {' | '.join(cells)} | {elo:+.0f} |")
         else:
             lines += [
                 "| agent | protocol | team win rate | the game's measures | with scripted partners |",

@@ -225,7 +225,7 @@ def test_alpha_rank_reads_a_free_for_all_as_seat_against_seat():
     assert mass["agent"] > mass["scripted"]
 
 
-def test_a_card_of_a_game_with_roles_gives_the_agent_at_one_seat_by_the_role_dealt():
+def test_a_card_of_a_game_with_roles_gives_the_agent_at_one_seat_by_the_role_dealt(tmp_path):
     info = game_info("artifacts", {"num_players": 5})
     protocol = Protocol(games=20, search_games=1, search_simulations=2, seed=3)
     card = benchmark("scripted", "scripted", info, protocol)
@@ -235,3 +235,7 @@ def test_a_card_of_a_game_with_roles_gives_the_agent_at_one_seat_by_the_role_dea
     assert "The agent at one seat, every other seat scripted" in text and "| every role | 20 |" in text
     assert "| random | " in text and "Academics: " in text and "Looters: " in text  # sides by name
     assert "at_one_seat" not in benchmark("scripted", "scripted", game_info(TOY, {}), SMALL)  # no roles
+    write_card(card, tmp_path)
+    page = leaderboard(tmp_path)
+    assert "| vs guided search | at one seat among scripted | Elo |" in page
+    assert f" | {one['win_rate']:.3f} | {card['rating']['elo']['scripted']:+.0f} |" in page
