@@ -39,7 +39,7 @@ from envs.core.search import Search, SearchBudget
 
 from . import references
 from .evaluate import crossplay, match, one_seat, rating_table, wilson
-from .games import resolve_spec
+from .games import team_names
 from .policy import as_run_evaluates
 
 VERSIONS = (1, 2)
@@ -223,9 +223,11 @@ def markdown(card: dict) -> str:
             "| opponent | win rate | 95% interval | mean return | per seat or side |",
             "|---|---|---|---|---|",
         ]
-        names = team_names(card["game"])
+        names = named_teams(card["game"])
         for key, r in card["results"].items():
-            sides = ", ".join(f"{names(t)}: {s['win_rate']:.3f}" for t, s in r.get("by_team", {}).items())
+            sides = ", ".join(
+                f"{names.get(t, t)}: {s['win_rate']:.3f}" for t, s in r.get("by_team", {}).items()
+            )
             lines.append(
                 f"| {key} | {r['win_rate']:.3f} | [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] | {r['mean_return']:+.3f} | {sides} |"
             )
@@ -282,13 +284,12 @@ def played_by(card: dict) -> str:
     return f", played by {count} worker processes (reproduce with --workers {count})" if count > 1 else ""
 
 
-def team_names(game: str):
-    """team id -> its name where the game names its sides (Artifacts: Academics, Looters), else the id."""
+def named_teams(game: str) -> dict[str, str]:
+    """A card's team names (`games.team_names`); none for a game of a module not imported here."""
     try:
-        names = resolve_spec(game).extra.get("team_names") or ()
-    except ConfigError:  # a game of a module not imported here
-        names = ()
-    return lambda team: names[int(team)] if int(team) < len(names) else str(team)
+        return team_names(game)
+    except ConfigError:
+        return {}
 
 
 def card_stem(card: dict) -> str:

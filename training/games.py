@@ -127,6 +127,13 @@ class GameInfo:
         return self.spec.scripted_policy(self.config, seat)
 
 
+def team_names(game: str) -> dict[str, str]:
+    """Team id -> name where the game names its teams (`GameSpec.extra["team_names"]`; Artifacts:
+    Academics, Looters), keyed as evaluations' `by_team` key them."""
+    names = resolve_spec(game).extra.get("team_names") or []
+    return {str(k): str(name) for k, name in enumerate(names)}
+
+
 def game_info(game: str, game_config: dict, may_import: bool = False) -> GameInfo:
     return spec_info(resolve_spec(game, may_import), game_config)
 

@@ -115,11 +115,9 @@ def _team_names(run: Path) -> dict[str, str]:
     """Team id -> name for a run's game (its config.yaml), as its evaluations' `by_team` keys them."""
     import yaml
 
-    from .games import resolve_spec
+    from .games import team_names
 
-    config = yaml.safe_load((run / "config.yaml").read_text())
-    names = resolve_spec(config["game"]).extra.get("team_names") or []
-    return {str(k): str(name) for k, name in enumerate(names)}
+    return team_names(yaml.safe_load((run / "config.yaml").read_text())["game"])
 
 
 def main(argv: list[str] | None = None) -> None:
