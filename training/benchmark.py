@@ -224,7 +224,7 @@ def markdown(card: dict) -> str:
             "|---|---|---|---|---|",
         ]
         names = named_teams(card["game"])
-        for key, r in card["results"].items():
+        for key, r in sorted(card["results"].items(), key=lambda item: protocol_rank(item[0])):
             sides = ", ".join(
                 f"{names.get(t, t)}: {s['win_rate']:.3f}" for t, s in r.get("by_team", {}).items()
             )
@@ -246,7 +246,7 @@ def markdown(card: dict) -> str:
                 )
         rating = card["rating"]
         lines += ["", "| player | Elo (random = 0) | 95% interval | alpha-Rank mass |", "|---|---|---|---|"]
-        for n, elo in rating["elo"].items():
+        for n, elo in sorted(rating["elo"].items(), key=lambda item: (-item[1], item[0])):
             mass = rating["alpha_rank"].get(n) if rating.get("alpha_rank") else None
             lo, hi = rating["ci95"][n]
             lines.append(
@@ -263,7 +263,9 @@ def markdown(card: dict) -> str:
             "|---|---|---|---|---|",
         ]
         for group in ("team", "with_scripted_partners", "mixed"):
-            for key, r in card[group].items():
+            for key, r in sorted(
+                card[group].items(), key=lambda item: (item[0] != card["agent"], protocol_rank(item[0]))
+            ):
                 extra = ", ".join(
                     f"{k[5:]}: {v:+.2f}" for k, v in r.items() if k.startswith("mean_") and k != "mean_return"
                 )
@@ -271,6 +273,14 @@ def markdown(card: dict) -> str:
                     f"| {key}{' (one seat)' if group == 'with_scripted_partners' else ''} | {r['win_rate']:.3f} | [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] | {r['mean_return']:+.2f} | {extra} |"
                 )
     return "\n".join(lines) + "\n"
+
+
+def protocol_rank(opponent: str) -> tuple[int, str]:
+    """Where an opponent's row stands on the page: in the protocol's order (random, scripted, the
+    reference agents, the searches), whatever order the card's dictionary came in (its JSON is sorted)."""
+    kinds = ("random", "scripted", "reference", "search")
+    kind = opponent.split(":")[0]
+    return (kinds.index(kind) if kind in kinds else len(kinds), opponent)
 
 
 def workers_of(card: dict) -> int:

@@ -198,6 +198,30 @@ def test_the_shipped_leaderboard_is_built_from_the_shipped_cards(capsys):
         assert card["protocol"]["version"] in (1, 2) and card["protocol"]["games"] == 1000, path.name
 
 
+def test_a_cards_page_lists_rows_in_the_protocols_order_whatever_order_its_dictionary_has():
+    card = benchmark("scripted", "scripted", game_info(TOY, {}), SMALL)
+    reread = json.loads(json.dumps(card, sort_keys=True))  # as write_card stores it
+    shuffled = {**card, "results": dict(reversed(card["results"].items()))}
+    page = markdown(card)
+    assert markdown(reread) == markdown(shuffled) == page
+    rows = [line.split(" | ")[0][2:] for line in page.splitlines() if line.startswith("| ")]
+    ratings_at = rows.index("player")
+    opponents_listed, players = rows[1 : 1 + len(card["results"])], rows[ratings_at + 1 :]
+    assert opponents_listed[:2] == ["random", "scripted"] and opponents_listed[-1] == "search"
+    elo = card["rating"]["elo"]
+    assert sorted(players) == sorted(elo)
+    assert [elo[n] for n in players] == sorted(elo.values(), reverse=True)
+
+
+def test_every_shipped_cards_page_is_its_json_as_markdown_writes_it():
+    for path in sorted((ROOT / "benchmarks" / "cards").glob("*.json")):
+        card = json.loads(path.read_text())
+        assert markdown(card) == path.with_suffix(".md").read_text(), (
+            f"{path.with_suffix('.md').name} drifted from its JSON: write it again with "
+            "training.benchmark.write_card"
+        )
+
+
 def test_benchmark_refuses_an_unknown_agent(capsys):
     assert main(["benchmark", "scriptd", "--game", "exposed"]) == 2
     assert "did you mean 'scripted'" in capsys.readouterr().err
