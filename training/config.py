@@ -260,6 +260,9 @@ class TeacherConfig:
             check_number(f"teacher.{name}", getattr(self, name), 0, 1, low_open=True)
 
 
+EXPERT_TARGETS = ("visits", "completed_q")
+
+
 @dataclass
 class ExpertConfig:
     # Expert iteration (training/expert.py): every `every` iterations the guided search (the current
@@ -279,7 +282,10 @@ class ExpertConfig:
     # the distillation's own Adam step size (not annealed with ppo.lr; its moments apart from PPO's)
     lr: float = 3e-4
     value_coef: float = 0.5  # the critic's share of the distillation loss
-    # the policy's target: visits^(1/temperature), normalized; 0 = the most visited action alone
+    # the policy's target at each searched decision: the root's visit distribution ("visits") or
+    # Gumbel MuZero's improved policy from the root's values ("completed_q", training/expert.py)
+    target: str = "visits"
+    # either target ^(1/temperature), normalized; 0 = its most likely action alone
     temperature: float = 1.0
     start: float = 0.0  # share of total_steps before the first round
 
@@ -291,7 +297,8 @@ class ExpertConfig:
             check_number(f"expert.{name}", getattr(self, name), 0, 1)
         check_number("expert.lr", self.lr, 0, 1, low_open=True, high_open=True)
         check_number("expert.value_coef", self.value_coef, 0)
-        check_number("expert.temperature", self.temperature, 0, 10, meaning=" (0 = the most visited action)")
+        check_number("expert.temperature", self.temperature, 0, 10, meaning=" (0 = the most likely action)")
+        _choice("expert.target", self.target, EXPERT_TARGETS)
 
 
 @dataclass

@@ -3,10 +3,13 @@
 Every `expert.every` PPO iterations a round of `expert.games` games is played by the guided search
 (`training.search.guided_search`: the current policy's probabilities as the prior, its critic at the
 leaves, `expert.simulations` simulations a decision). Each searched decision is recorded with the
-search's visit distribution at the root and the deciding seat's return from there to the end. After
-every PPO update the policy learns the visit distributions (cross-entropy) and the critic the returns
-(squared error) on the positions of the last `expert.rounds` rounds, so the improved policy guides the
-next round's search: a policy-improvement operator (search) followed by a projection (distillation).
+search's target at the root and the deciding seat's return from there to the end: the visit
+distribution (`expert.target=visits`), or the improved policy Gumbel MuZero computes from the root's
+values (`completed_q`: the prior moved towards the actions whose searched returns are higher, which
+visits from a small budget barely do). After every PPO update the policy learns the targets
+(cross-entropy) and the critic the returns (squared error) on the positions of the last
+`expert.rounds` rounds, so the improved policy guides the next round's search: a policy-improvement
+operator (search) followed by a projection (distillation).
 
 Who sits where:
 - competitive games: in an `expert.scripted` share of the games the searched side plays against the
@@ -44,12 +47,12 @@ from .search import guided_search
 @dataclass
 class Lessons:
     """Searched decisions: the seat's observation (and the state, for a central critic), the legal
-    mask, the search's visit distribution over actions, and the seat's return from there to the end."""
+    mask, the search's target over actions (`root_target`), and the seat's return from there to the end."""
 
     obs: SparseRows
     state: SparseRows
     mask: np.ndarray  # bool, rows x actions
-    target: np.ndarray  # float32, rows x actions: root visits / simulations
+    target: np.ndarray  # float32, rows x actions: a distribution over the legal actions
     returns: np.ndarray  # float32
     seat: np.ndarray  # int64: the deciding seat
     game: np.ndarray  # int64: the game of the round it was decided in
@@ -92,6 +95,11 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
     """`games` games of a round, each searched decision recorded (`Lessons`)."""
     rng = np.random.default_rng(seed)
     search = searcher(info, policy, cfg, reward_scale, rng.integers(2**63))
+    # the root values' resamples (completed_q) from a stream of their own: the games, searches and
+    # moves of a round are the same whatever its target
+    resample = (
+        np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0]) if cfg.target == "completed_q" else None
+    )
     scripted_share = cfg.scripted if not info.cooperative and info.spec.scripted_policy is not None else 0.0
     obs, states, masks, targets = _SparseRecorder(), _SparseRecorder(), _DenseRecorder(bool), []
     returns, results, seats, played = array("d"), array("d"), array("q"), array("q")
@@ -113,10 +121,7 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
                 continue
             action = search.act(game, seat)
             if mask.sum() > 1:  # a forced move teaches nothing
-                target = np.zeros(len(mask), np.float32)
-                visits = search.last_visits
-                target[list(visits)] = list(visits.values())
-                targets.append(target / target.sum())
+                targets.append(root_target(search, game, seat, mask, resample))
                 obs.append(game.observation(seat))
                 masks.append(mask)
                 if uses_state:
@@ -141,6 +146,48 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
         game=np.frombuffer(played, np.int64).copy(),
         searched_result=np.frombuffer(results).astype(np.float32),
     )
+
+
+def root_target(search: Search, game, seat: int, mask: np.ndarray, resample) -> np.ndarray:
+    """The policy's target at the decision just searched: the root's visit distribution, or with a
+    `resample` generator (expert.target=completed_q) the improved policy of the root's values."""
+    visits = np.zeros(len(mask), np.float32)
+    visits[list(search.last_visits)] = list(search.last_visits.values())
+    if resample is None:
+        return visits / visits.sum()
+    values = np.zeros(len(mask))
+    values[list(search.last_values)] = list(search.last_values.values())
+    root = search.root_value(game, seat, resample)
+    return completed_q_policy(search.last_prior, visits, values, root, mask).astype(np.float32)
+
+
+# Gumbel MuZero's constants for returns on [0, 1] (Danihelka et al. 2022, appendix F)
+C_VISIT, C_SCALE = 50.0, 0.1
+
+
+def completed_q_policy(
+    prior: np.ndarray, visits: np.ndarray, values: np.ndarray, root_value: float, mask: np.ndarray
+) -> np.ndarray:
+    """The improved policy of "Policy improvement by planning with Gumbel" (Danihelka et al. 2022,
+    eq. 11 and appendix D): softmax(log prior + sigma(completed Q)) over the legal actions, with
+    sigma(q) = (C_VISIT + the most visits) * C_SCALE * q. A tried action's completed Q is its mean
+    return at the root (`values`, on [0, 1]); an untried one's is v_mix, the root's own value mixed with
+    the prior-weighted mean of the tried actions' values. Unlike the visit counts, it moves the policy
+    towards a better action the search found even where a small budget leaves visits close to the prior."""
+    legal = mask.astype(bool)
+    probs = np.where(legal, prior, 0.0)
+    tried = visits > 0
+    weight = probs[tried].sum()
+    v_mix = root_value
+    if weight > 0:
+        v_mix = (root_value + visits.sum() * (probs[tried] * values[tried]).sum() / weight) / (
+            1 + visits.sum()
+        )
+    completed = np.where(tried, values, v_mix)
+    logits = np.log(np.maximum(probs, 1e-12)) + (C_VISIT + visits.max()) * C_SCALE * completed
+    logits = np.where(legal, logits - logits[legal].max(), -np.inf)
+    improved = np.exp(logits)
+    return improved / improved.sum()
 
 
 def play_round_on_workers(workers, update: dict, cfg, reward_scale: float, seed, uses_state: bool) -> Lessons:
@@ -216,8 +263,9 @@ class Teacher:
 
 
 def targets(visits: np.ndarray, temperature: float) -> np.ndarray:
-    """The policy's targets from visit distributions (rows): visits^(1/temperature), normalized; at
-    temperature 0 the most visited action alone (ties: the lowest, as the search plays)."""
+    """The policy's targets from the recorded distributions (rows: visits, or completed-Q policies):
+    each ^(1/temperature), normalized; at temperature 0 its most likely action alone (ties: the lowest,
+    as the search plays)."""
     if temperature == 0:
         out = np.zeros_like(visits)
         out[np.arange(len(visits)), visits.argmax(1)] = 1.0
@@ -229,7 +277,7 @@ def targets(visits: np.ndarray, temperature: float) -> np.ndarray:
 
 
 def distil(net, optimizer, data: Lessons, cfg, reward_scale: float, rng: np.random.Generator) -> dict:
-    """The policy learns the searches' visit distributions (cross-entropy towards `targets`) and the
+    """The policy learns the searches' targets (cross-entropy towards `targets`) and the
     critic the returns (squared error times expert.value_coef): expert.epochs passes over `data`."""
     device = next(net.parameters()).device
 

@@ -133,6 +133,13 @@ def unguided_search(
     )
 
 
+def return_scale(game: Game) -> tuple[float, float]:
+    """(low, width) that put the game type's returns on [0, 1] (where its bounds are finite)."""
+    gtype = game.game_type()
+    low, high = gtype.min_return, gtype.max_return
+    return (low, high - low) if np.isfinite(low) and np.isfinite(high) and high > low else (0.0, 1.0)
+
+
 class Search:
     """ISMCTS for one seat at a time; `act(game, seat) -> action` (a game-reading agent).
 
@@ -185,7 +192,11 @@ class Search:
         self.rng = np.random.default_rng(seed)
         self.name = name
         self.decisions = 0
-        self.last_visits: dict[int, int] = {}  # the root's visit counts at the last searched decision
+        # the root at the last searched decision: each tried action's visits and mean return for the
+        # searching seat (on the [0, 1] scale), and the guide's probabilities there (None unguided)
+        self.last_visits: dict[int, int] = {}
+        self.last_values: dict[int, float] = {}
+        self.last_prior: np.ndarray | None = None
         self.seconds = 0.0
         self.simulations = 0
 
@@ -218,6 +229,10 @@ class Search:
             root = self._search(game, seat, start)
             visits = {a: child.visits for a, child in root.children.items()}
             self.last_visits = visits
+            self.last_values = {
+                a: float(c.total[seat] / c.visits) for a, c in root.children.items() if c.visits
+            }
+            self.last_prior = root.prior
             best = max(visits.values())
             action = min(a for a, v in visits.items() if v == best)  # ties: the lowest id, reproducibly
         self.decisions += 1
@@ -228,10 +243,19 @@ class Search:
         return self.seconds / self.decisions if self.decisions else 0.0
 
     # ----- one search -----------------------------------------------------------------------------
+    def root_value(self, game: Game, seat: int, rng: np.random.Generator) -> float:
+        """The guide's value of `game` for `seat` on the search's [0, 1] scale: the estimate a tree
+        starts from before any simulation (Gumbel-style targets mix it in). Valued on a state resampled
+        from the seat's information with `rng` (a central critic reads the whole state), as leaves are."""
+        if self.value is None:
+            raise ValueError("root_value needs a guided search (a value function)")
+        low, width = return_scale(game)
+        return float(
+            (np.asarray(self.value(game.resample_hidden(seat, rng), seat), float)[seat] - low) / width
+        )
+
     def _search(self, game: Game, seat: int, start: float) -> Node:
-        gtype = game.game_type()
-        low, high = gtype.min_return, gtype.max_return
-        scale = (low, high - low) if np.isfinite(low) and np.isfinite(high) and high > low else (0.0, 1.0)
+        scale = return_scale(game)
         root = Node(game.num_players)
         budget = self.budget
         batched = (

@@ -8,11 +8,13 @@ import pytest
 import torch
 
 from envs.core import ConfigError
+from envs.core.search import Search, SearchBudget
 from training.config import ExpertConfig, NetConfig
-from training.expert import Lessons, distil, play_round, targets
+from training.expert import C_SCALE, C_VISIT, Lessons, completed_q_policy, distil, play_round, targets
 from training.games import game_info
 from training.nets import PolicyNet
 from training.policy import Policy
+from training.search import guided_search
 from training.trainer import Trainer, resume
 
 from .helpers import TOY, tiny_config
@@ -112,6 +114,60 @@ def test_expert_options_are_checked():
         ExpertConfig(temperature=-1.0).validate()
     with pytest.raises(ConfigError, match="expert.batch"):
         ExpertConfig(batch=0).validate()
+    with pytest.raises(ConfigError, match="expert.target must be one of"):
+        ExpertConfig(target="values").validate()
+
+
+def test_the_completed_q_policy_is_the_prior_where_values_agree_and_moves_towards_higher_ones():
+    prior = np.array([0.5, 0.3, 0.2, 0.0])
+    mask = np.array([True, True, True, False])
+    visits = np.array([3.0, 1.0, 0.0, 0.0])  # action 2 untried, action 3 illegal
+    same = completed_q_policy(prior, visits, np.array([0.4, 0.4, 0.0, 0.0]), 0.4, mask)
+    np.testing.assert_allclose(same, prior, atol=1e-12)  # nothing learnt: nothing moves
+    values = np.array([0.2, 0.8, 0.0, 0.0])
+    improved = completed_q_policy(prior, visits, values, 0.5, mask)
+    assert improved[3] == 0.0 and np.isclose(improved.sum(), 1.0)
+    assert improved[1] / improved[0] > prior[1] / prior[0]  # towards the higher searched value
+    # the untried action is valued v_mix: the root's 0.5 mixed with the prior-weighted tried values
+    v_mix = (0.5 + 4 * (0.5 * 0.2 + 0.3 * 0.8) / 0.8) / 5
+    sigma = (C_VISIT + 3) * C_SCALE
+    assert np.isclose(np.log(improved[2] / improved[0]), np.log(0.2 / 0.5) + sigma * (v_mix - 0.2))
+    # policy improvement: the completed values' expectation rises
+    completed = np.array([0.2, 0.8, v_mix, 0.0])
+    assert improved @ completed > prior @ completed
+
+
+def test_completed_q_targets_teach_the_winning_moves_more_than_the_visits_of_the_same_searches():
+    """At 16 simulations the visits stay near the untrained prior; the searched returns do not."""
+    info = game_info(TOY, {})
+    visits = _round(info, _net(info), simulations=16)
+    improved = _round(info, _net(info), simulations=16, target="completed_q")
+    # the same games and searches (the root values resample from a stream of their own)
+    np.testing.assert_array_equal(visits.mask, improved.mask)
+    np.testing.assert_array_equal(visits.returns, improved.returns)
+    np.testing.assert_allclose(improved.target.sum(1), 1.0, rtol=1e-6)
+    assert not (improved.target[~improved.mask] > 0).any(), "target mass on an illegal action"
+    piles = _piles(visits)
+    winning = np.flatnonzero((piles % PERIOD != 0) & (piles <= 7))
+    move = piles[winning] % PERIOD - 1  # take pile % 4
+    assert len(winning) >= 10
+    assert improved.target[winning, move].mean() > visits.target[winning, move].mean() + 0.1
+
+
+def test_a_guided_search_keeps_its_roots_values_and_prior_and_an_unguided_one_has_no_root_value():
+    info = game_info(TOY, {})
+    policy = Policy(_net(info))
+    search = guided_search(policy, SearchBudget(simulations=24), seed=0)
+    game = info.new_game(0)
+    seat = game.current_player()
+    search.act(game, seat)
+    assert set(search.last_values) == set(search.last_visits) and len(search.last_visits) > 1
+    assert all(0.0 <= v <= 1.0 for v in search.last_values.values())
+    legal = game.legal_action_mask()
+    assert np.isclose(search.last_prior[legal].sum(), 1.0) and not search.last_prior[~legal].any()
+    assert 0.0 <= search.root_value(game, seat, np.random.default_rng(0)) <= 1.0
+    with pytest.raises(ValueError, match="guided search"):
+        Search(SearchBudget(simulations=4)).root_value(game, seat, np.random.default_rng(0))
 
 
 def test_the_temperature_sharpens_the_visit_distribution():
