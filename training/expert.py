@@ -171,9 +171,12 @@ def completed_q_policy(
     """The improved policy of "Policy improvement by planning with Gumbel" (Danihelka et al. 2022,
     eq. 11 and appendix D): softmax(log prior + sigma(completed Q)) over the legal actions, with
     sigma(q) = (C_VISIT + the most visits) * C_SCALE * q. A tried action's completed Q is its mean
-    return at the root (`values`, on [0, 1]); an untried one's is v_mix, the root's own value mixed with
-    the prior-weighted mean of the tried actions' values. Unlike the visit counts, it moves the policy
-    towards a better action the search found even where a small budget leaves visits close to the prior."""
+    return at the root (`values`); an untried one's is v_mix, the root's own value mixed with the
+    prior-weighted mean of the tried actions' values; the completed values are then stretched to
+    [0, 1] by their least and greatest (the reference implementation's default, mctx's
+    `qtransform_completed_by_mix_value`), so the best action found gains sigma whatever the spread of
+    returns. Unlike the visit counts, it moves the policy towards a better action the search found
+    even where a small budget leaves visits close to the prior."""
     legal = mask.astype(bool)
     probs = np.where(legal, prior, 0.0)
     tried = visits > 0
@@ -184,6 +187,8 @@ def completed_q_policy(
             1 + visits.sum()
         )
     completed = np.where(tried, values, v_mix)
+    low, high = completed[legal].min(), completed[legal].max()
+    completed = (completed - low) / max(high - low, 1e-8)  # stretched to [0, 1] over the legal actions
     logits = np.log(np.maximum(probs, 1e-12)) + (C_VISIT + visits.max()) * C_SCALE * completed
     logits = np.where(legal, logits - logits[legal].max(), -np.inf)
     improved = np.exp(logits)

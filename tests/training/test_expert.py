@@ -128,10 +128,17 @@ def test_the_completed_q_policy_is_the_prior_where_values_agree_and_moves_toward
     improved = completed_q_policy(prior, visits, values, 0.5, mask)
     assert improved[3] == 0.0 and np.isclose(improved.sum(), 1.0)
     assert improved[1] / improved[0] > prior[1] / prior[0]  # towards the higher searched value
-    # the untried action is valued v_mix: the root's 0.5 mixed with the prior-weighted tried values
+    # the untried action is valued v_mix: the root's 0.5 mixed with the prior-weighted tried values;
+    # the completed values [0.2, 0.8, v_mix] are then stretched to [0, 1]
     v_mix = (0.5 + 4 * (0.5 * 0.2 + 0.3 * 0.8) / 0.8) / 5
     sigma = (C_VISIT + 3) * C_SCALE
-    assert np.isclose(np.log(improved[2] / improved[0]), np.log(0.2 / 0.5) + sigma * (v_mix - 0.2))
+    stretched = (v_mix - 0.2) / (0.8 - 0.2)
+    assert np.isclose(np.log(improved[2] / improved[0]), np.log(0.2 / 0.5) + sigma * stretched)
+    assert np.isclose(np.log(improved[1] / improved[0]), np.log(0.3 / 0.5) + sigma)
+    # only the order and ratios of the values count: the same values on another scale, the same policy
+    np.testing.assert_allclose(
+        completed_q_policy(prior, visits, 0.1 + values / 10, 0.1 + 0.05, mask), improved
+    )
     # policy improvement: the completed values' expectation rises
     completed = np.array([0.2, 0.8, v_mix, 0.0])
     assert improved @ completed > prior @ completed
