@@ -161,15 +161,15 @@ def root_target(search: Search, game, seat: int, mask: np.ndarray, resample) -> 
     return completed_q_policy(search.last_prior, visits, values, root, mask).astype(np.float32)
 
 
-# Gumbel MuZero's constants for returns on [0, 1] (Danihelka et al. 2022, appendix F)
+# Gumbel MuZero's constants (Danihelka et al. 2022; mctx's defaults)
 C_VISIT, C_SCALE = 50.0, 0.1
 
 
 def completed_q_policy(
     prior: np.ndarray, visits: np.ndarray, values: np.ndarray, root_value: float, mask: np.ndarray
 ) -> np.ndarray:
-    """The improved policy of "Policy improvement by planning with Gumbel" (Danihelka et al. 2022,
-    eq. 11 and appendix D): softmax(log prior + sigma(completed Q)) over the legal actions, with
+    """The improved policy of "Policy improvement by planning with Gumbel" (Danihelka et al. 2022;
+    the mixed value of its appendix D): softmax(log prior + sigma(completed Q)) over the legal actions, with
     sigma(q) = (C_VISIT + the most visits) * C_SCALE * q. A tried action's completed Q is its mean
     return at the root (`values`); an untried one's is v_mix, the root's own value mixed with the
     prior-weighted mean of the tried actions' values; the completed values are then stretched to
