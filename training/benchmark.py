@@ -313,15 +313,17 @@ def card_stem(card: dict) -> str:
 
 
 def budget_suffix(card: dict) -> str:
-    """A search's budget in its card's file name, so two budgets of one search are two cards."""
-    return "".join(f"-{k}{v:g}" for k, v in budget_of(card))
+    """A search's budget in its card's file name, so two budgets (or roots) of one search are two cards."""
+    return "".join(f"-{v}" if k == "root" else f"-{k}{v}" for k, v in budget_of(card))
 
 
-def budget_of(card: dict) -> list[tuple[str, float]]:
-    """A search agent's budget as it names its card: simulations, seconds, batch (when above 1)."""
+def budget_of(card: dict) -> list[tuple[str, str]]:
+    """A search agent's budget as it names its card: simulations, seconds, batch (when above 1), and
+    its root where it is not PUCT."""
     settings = card.get("agent_settings") or {}
     named = [(k, settings.get(k)) for k in ("simulations", "seconds", "batch")]
-    return [(k, v) for k, v in named if v is not None and not (k == "batch" and v == 1)]
+    out = [(k, f"{v:g}") for k, v in named if v is not None and not (k == "batch" and v == 1)]
+    return out + ([("root", settings["root"])] if settings.get("root", "puct") != "puct" else [])
 
 
 def write_card(card: dict, folder: str | Path) -> tuple[Path, Path]:
@@ -354,7 +356,7 @@ def leaderboard_cell(results: dict, column: str) -> str:
 
 def agent_cell(card: dict) -> str:
     """The agent's name, with its own budget when it is a search."""
-    said = ", ".join(f"{k} {v:g}" for k, v in budget_of(card))
+    said = ", ".join(f"{k} {v}" for k, v in budget_of(card))
     return f"{card['agent']} ({said})" if said else card["agent"]
 
 

@@ -18,7 +18,7 @@ from envs.core.errors import ConfigError, PositionError
 from envs.core.players import PLAYERS
 from envs.core.position import read_position
 from envs.core.replay import Recordings
-from envs.core.search import Search
+from envs.core.search import ROOTS, Search
 from envs.core.workers import Workers
 
 from . import checkpoint as ckpt
@@ -61,8 +61,10 @@ def _load_player(text: str, info, args=None):
         budget = budget_from(getattr(args, "simulations", None), getattr(args, "seconds", None))
         rollout = getattr(args, "rollout", None)
         seed = getattr(args, "seed", 0)
-        batch = {"batch": args.search_batch} if key == GUIDED and getattr(args, "search_batch", 1) > 1 else {}
-        return text, PLAYERS.resolve(text, info, budget=budget, rollout=rollout, seed=seed, **batch), None
+        guided = {}
+        if key == GUIDED:
+            guided = {"batch": getattr(args, "search_batch", 1), "root": getattr(args, "search_root", "puct")}
+        return text, PLAYERS.resolve(text, info, budget=budget, rollout=rollout, seed=seed, **guided), None
     return text, text, None
 
 
@@ -789,6 +791,13 @@ def agent_options(parser: argparse.ArgumentParser, threads: bool = True) -> None
         default=1,
         help="guided search: simulations whose leaves one network call evaluates (default 1; 16 made a "
         "decision 1.4-3.5x cheaper on the reference agents, each walk steered from the others by a virtual loss)",
+    )
+    parser.add_argument(
+        "--search-root",
+        choices=ROOTS,
+        default="puct",
+        help="guided search: how it chooses among its root's actions, PUCT (default) or Gumbel MuZero's "
+        "sequential halving over 16 actions sampled from the policy (a budget of --simulations only)",
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from envs.core.errors import ConfigError, did_you_mean
+from envs.core.search import ROOTS
 
 BACKENDS = ("native", "rllib")  # training/run.py maps each to its class; each checks its own options
 SEED_LIMIT = 2**63  # seeds are below it: torch.manual_seed and int64 arrays take every one
@@ -285,6 +286,10 @@ class ExpertConfig:
     # the policy's target at each searched decision: the root's visit distribution ("visits") or
     # Gumbel MuZero's improved policy from the root's values ("completed_q", training/expert.py)
     target: str = "visits"
+    # how the search chooses at its root: PUCT ("puct") or Gumbel MuZero's sequential halving over
+    # actions sampled from the policy ("gumbel", envs/core/search.py), whose improved policy is
+    # completed_q's
+    root: str = "puct"
     # either target ^(1/temperature), normalized; 0 = its most likely action alone
     temperature: float = 1.0
     start: float = 0.0  # share of total_steps before the first round
@@ -299,6 +304,12 @@ class ExpertConfig:
         check_number("expert.value_coef", self.value_coef, 0)
         check_number("expert.temperature", self.temperature, 0, 10, meaning=" (0 = the most likely action)")
         _choice("expert.target", self.target, EXPERT_TARGETS)
+        _choice("expert.root", self.root, ROOTS)
+        if self.root == "gumbel" and self.target != "completed_q":
+            raise ConfigError(
+                "expert.root=gumbel needs expert.target=completed_q: sequential halving shares the visits "
+                "out by its own schedule, so they are no policy to learn (its improved policy is completed_q's)"
+            )
 
 
 @dataclass

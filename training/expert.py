@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from envs.core.search import Search, SearchBudget
+from envs.core.search import Search, SearchBudget, completed_values, sigma
 from envs.core.workers import split, stream
 
 from .games import final_outcomes
@@ -87,7 +87,14 @@ def searcher(info, policy: Policy, cfg, reward_scale: float, seed) -> Search:
     """The round's guided search (a cooperative game's assumes its teammates play the policy)."""
     budget = SearchBudget(simulations=cfg.simulations)
     return guided_search(
-        policy, budget, int(seed), reward_scale, info.cooperative, name="expert", batch=cfg.batch
+        policy,
+        budget,
+        int(seed),
+        reward_scale,
+        info.cooperative,
+        name="expert",
+        batch=cfg.batch,
+        root=cfg.root,
     )
 
 
@@ -161,35 +168,17 @@ def root_target(search: Search, game, seat: int, mask: np.ndarray, resample) -> 
     return completed_q_policy(search.last_prior, visits, values, root, mask).astype(np.float32)
 
 
-# Gumbel MuZero's constants (Danihelka et al. 2022; mctx's defaults)
-C_VISIT, C_SCALE = 50.0, 0.1
-
-
 def completed_q_policy(
     prior: np.ndarray, visits: np.ndarray, values: np.ndarray, root_value: float, mask: np.ndarray
 ) -> np.ndarray:
-    """The improved policy of "Policy improvement by planning with Gumbel" (Danihelka et al. 2022;
-    the mixed value of its appendix D): softmax(log prior + sigma(completed Q)) over the legal actions, with
-    sigma(q) = (C_VISIT + the most visits) * C_SCALE * q. A tried action's completed Q is its mean
-    return at the root (`values`); an untried one's is v_mix, the root's own value mixed with the
-    prior-weighted mean of the tried actions' values; the completed values are then stretched to
-    [0, 1] by their least and greatest (the reference implementation's default, mctx's
-    `qtransform_completed_by_mix_value`), so the best action found gains sigma whatever the spread of
-    returns. Unlike the visit counts, it moves the policy towards a better action the search found
-    even where a small budget leaves visits close to the prior."""
+    """The improved policy of "Policy improvement by planning with Gumbel" (Danihelka et al. 2022):
+    softmax(log prior + sigma(completed Q)) over the legal actions (`envs.core.search.completed_values`
+    and `sigma`, the same pieces a Gumbel root ranks its actions by). Unlike the visit counts, it moves
+    the policy towards a better action the search found even where a small budget leaves visits close
+    to the prior."""
     legal = mask.astype(bool)
-    probs = np.where(legal, prior, 0.0)
-    tried = visits > 0
-    weight = probs[tried].sum()
-    v_mix = root_value
-    if weight > 0:
-        v_mix = (root_value + visits.sum() * (probs[tried] * values[tried]).sum() / weight) / (
-            1 + visits.sum()
-        )
-    completed = np.where(tried, values, v_mix)
-    low, high = completed[legal].min(), completed[legal].max()
-    completed = (completed - low) / max(high - low, 1e-8)  # stretched to [0, 1] over the legal actions
-    logits = np.log(np.maximum(probs, 1e-12)) + (C_VISIT + visits.max()) * C_SCALE * completed
+    completed = completed_values(prior, visits, values, root_value, mask)
+    logits = np.log(np.maximum(np.where(legal, prior, 0.0), 1e-12)) + sigma(completed, visits)
     logits = np.where(legal, logits - logits[legal].max(), -np.inf)
     improved = np.exp(logits)
     return improved / improved.sum()

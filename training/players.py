@@ -78,11 +78,20 @@ def _read_file(path: str, identity: tuple) -> dict:
 
 
 def guided_player(
-    name: str, game, seat: int = 0, budget=None, rollout: str | None = None, seed="seat", batch: int = 1
+    name: str,
+    game,
+    seat: int = 0,
+    budget=None,
+    rollout: str | None = None,
+    seed="seat",
+    batch: int = 1,
+    root: str = "puct",
 ):
     """search:RUN, the search guided by the run's policy and critic, seeded by the seat unless `seed`
-    is given ("search:" alone is the unguided search); `batch` leaves evaluated together."""
-    return search_agent(name, info_of(game), budget, seat if seed == "seat" else seed, rollout, batch)
+    is given ("search:" alone is the unguided search); `batch` leaves evaluated together; `root` how it
+    chooses at its root ("puct" or "gumbel")."""
+    seed = seat if seed == "seat" else seed
+    return search_agent(name, info_of(game), budget, seed, rollout, batch, root)
 
 
 def check_guided(name: str) -> None:

@@ -127,13 +127,19 @@ def guided_search(
     name: str = "search",
     batch: int = 1,
     returns=None,
+    root: str = "puct",
 ) -> Search:
-    """PUCT guided by the policy (`policy_guides`); `batch` leaves evaluated together (`Search`)."""
+    """PUCT guided by the policy (`policy_guides`); `batch` leaves evaluated together, `root` "puct" or
+    "gumbel" (`Search`)."""
     prior, value, leaves = policy_guides(policy, reward_scale, returns)
     others = sampled(prior) if cooperative else None
-    return Search(
-        budget, prior=prior, value=value, others=others, seed=seed, name=name, batch=batch, leaves=leaves
-    )
+    try:
+        return Search(
+            budget, prior=prior, value=value, others=others, seed=seed, name=name, batch=batch,
+            leaves=leaves, root=root,
+        )  # fmt: skip
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def sampled(prior):
@@ -153,16 +159,20 @@ def search_agent(
     seed: int | None = 0,
     rollout: str | None = None,
     batch: int = 1,
+    root: str = "puct",
 ) -> Search:
     """ "search" or "search:<run directory or checkpoint>" -> a Search agent. `info` (the game being
     played) checks a checkpoint was trained on that game; unguided search finishes its simulated games
     with the game's scripted players or uniformly at random (rollout; default: the game's
     `GameSpec.search`). budget None: the game's default simulations (unguided), 100 (guided). batch:
-    the guided search's leaves evaluated together (`Search`; the unguided search plays rollouts)."""
+    the guided search's leaves evaluated together (`Search`; the unguided search plays rollouts). root:
+    how the guided search chooses at its root, "puct" or "gumbel" (sequential halving; `Search`)."""
     if not is_search_name(text):
         raise ConfigError(f"not a search agent name: {text!r} (use 'search' or 'search:<run or checkpoint>')")
     source = text[len(PREFIX) + 1 :]
     if not source:
+        if root != "puct":
+            raise ConfigError(f"root={root!r} needs a guided search (search:<run or checkpoint>)")
         if info is None:
             return Search(budget, seed=seed, name="search")
         try:
@@ -180,7 +190,7 @@ def search_agent(
         trained = game_info(data["game"], data["game_config"]).new_game(0).game_type()
         returns = played_returns(trained, info.new_game(0).game_type())
     return guided_search(
-        policy, budget, seed, reward_scale, cooperative, name=f"search:{source}", batch=batch, returns=returns
+        policy, budget, seed, reward_scale, cooperative, f"search:{source}", batch, returns, root
     )
 
 

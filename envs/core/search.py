@@ -17,6 +17,14 @@ With `batch` > 1 a guided search walks that many simulations down the tree befor
 leaves together (`leaves`: one network call for all of them instead of one or two each), each walk
 counting its visits at once so the next one is steered elsewhere (a "virtual loss", as AlphaGo's
 parallel search does); a new leaf's prior comes from that same call.
+
+`root="gumbel"` replaces PUCT at the root of a guided search by Gumbel MuZero's (Danihelka et al.
+2022): it samples without replacement the `considered` actions of the largest Gumbel-perturbed prior
+logits, shares the simulations among them by sequential halving (each round halves them by logit +
+Gumbel + sigma(completed Q)) and plays the best of the last ones. Below the root the walk is PUCT.
+Every action the search tries gets a fair share of the budget, so a small budget still improves on
+the prior in expectation (the paper's policy-improvement result), where PUCT spends it on the
+prior's favourite.
 """
 
 from __future__ import annotations
@@ -37,6 +45,10 @@ Rollout = Callable[[Game, int, np.random.Generator], int]  # (game, player, rng)
 # (leaf states, the player whose prior each needs or -1, viewer) -> (a prior per leaf, None where not
 # asked; a return per seat per leaf): `prior` and `value` for many leaves at once
 Leaves = Callable[[list[Game], list[int], int], tuple[Sequence, Sequence]]
+
+ROOTS = ("puct", "gumbel")  # how a guided search chooses among the root's actions
+# Gumbel MuZero's sigma constants (Danihelka et al. 2022; mctx's defaults)
+C_VISIT, C_SCALE = 50.0, 0.1
 
 
 @dataclass(frozen=True)
@@ -140,6 +152,51 @@ def return_scale(game: Game) -> tuple[float, float]:
     return (low, high - low) if np.isfinite(low) and np.isfinite(high) and high > low else (0.0, 1.0)
 
 
+def completed_values(
+    prior: np.ndarray, visits: np.ndarray, values: np.ndarray, root_value: float, mask: np.ndarray
+) -> np.ndarray:
+    """Gumbel MuZero's completed Q per action, stretched to [0, 1] over the legal actions (mctx's
+    `qtransform_completed_by_mix_value`): a tried action's mean return at the root (`values`), an
+    untried one's v_mix, the root's own value mixed with the prior-weighted mean of the tried actions'
+    values (the paper's appendix D). The stretch makes the best action found gain the whole sigma,
+    whatever the spread of returns."""
+    legal = mask.astype(bool)
+    probs = np.where(legal, prior, 0.0)
+    tried = visits > 0
+    weight = probs[tried].sum()
+    v_mix = root_value
+    if weight > 0:
+        v_mix = (root_value + visits.sum() * (probs[tried] * values[tried]).sum() / weight) / (
+            1 + visits.sum()
+        )
+    completed = np.where(tried, values, v_mix)
+    low, high = completed[legal].min(), completed[legal].max()
+    return (completed - low) / max(high - low, 1e-8)
+
+
+def sigma(completed: np.ndarray, visits: np.ndarray) -> np.ndarray:
+    """Gumbel MuZero's monotone transform of the completed values: (C_VISIT + the most visits) x
+    C_SCALE x q, so the searched values weigh more as the budget grows."""
+    return (C_VISIT + visits.max()) * C_SCALE * completed
+
+
+def halving_schedule(simulations: int, considered: int) -> list[tuple[int, int]]:
+    """Sequential halving (Karnin et al. 2013) as Gumbel MuZero spends a budget: per round, how many
+    actions are still considered and the visits each gets, the considered halving after each round
+    (never below two) until the simulations are spent. A round gives each of its k actions
+    max(1, simulations // (ceil(log2 considered) x k)) visits; the last round may stop short."""
+    if considered <= 1:
+        return [(1, simulations)]
+    rounds = math.ceil(math.log2(considered))
+    schedule, spent, k = [], 0, considered
+    while spent < simulations:
+        each = max(1, simulations // (rounds * k))
+        schedule.append((k, each))
+        spent += each * k
+        k = max(2, k // 2)
+    return schedule
+
+
 class Search:
     """ISMCTS for one seat at a time; `act(game, seat) -> action` (a game-reading agent).
 
@@ -152,7 +209,9 @@ class Search:
     in a random order), so a game with hundreds of actions and a budget of a hundred simulations
     improves on the default policy instead of trying actions at random once each. batch: simulations
     whose leaves a guided search evaluates together (`leaves`, or `prior` and `value` one leaf at a
-    time); 1, the default, evaluates each before the next walk begins."""
+    time); 1, the default, evaluates each before the next walk begins. root: "puct" or "gumbel" (a
+    guided search with a budget of simulations; `considered` actions sampled at the root, module
+    docstring)."""
 
     kind = "search"
     reads_game = True  # the faces hand it the game (it reads it only through resample_hidden)
@@ -172,12 +231,15 @@ class Search:
         name: str = "search",
         batch: int = 1,
         leaves: Leaves | None = None,
+        root: str = "puct",
+        considered: int = 16,
     ):
         if not (isinstance(batch, int) and batch >= 1):
             raise ValueError(
                 f"batch (simulations evaluated together) must be an integer of at least 1, got {batch!r}"
             )
         self.budget = budget or SearchBudget()
+        self._check_root(root, considered, prior, value, self.budget)
         self.exploration = exploration if exploration is not None else (1.5 if prior is not None else 0.7)
         self.rollout = rollout
         self.max_rollout = max_rollout
@@ -188,6 +250,8 @@ class Search:
         self.widening = widening
         self.batch = batch
         self.leaves = leaves or self._one_leaf_at_a_time
+        self.root = root
+        self.considered = considered
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.name = name
@@ -200,6 +264,22 @@ class Search:
         self.seconds = 0.0
         self.simulations = 0
 
+    @staticmethod
+    def _check_root(root, considered, prior, value, budget) -> None:
+        if root not in ROOTS:
+            raise ValueError(f"root must be one of {ROOTS}, got {root!r}")
+        if not (isinstance(considered, int) and considered >= 1):
+            raise ValueError(
+                f"considered (actions sampled at the root) must be at least 1, got {considered!r}"
+            )
+        if root == "gumbel" and (prior is None or value is None):
+            raise ValueError("root='gumbel' needs a guided search (a prior and a value function)")
+        if root == "gumbel" and (budget.simulations is None or budget.seconds is not None):
+            raise ValueError(
+                "root='gumbel' shares a number of simulations by sequential halving: give the budget "
+                "as simulations only (no seconds)"
+            )
+
     def settings(self) -> dict:
         """What decides this search's play, as data (a benchmark card records it): the budget, the
         batch, the exploration constant, whether a network guides it, and who plays its rollouts."""
@@ -207,6 +287,7 @@ class Search:
             "simulations": self.budget.simulations,
             "seconds": self.budget.seconds,
             "batch": self.batch,
+            **({"root": "gumbel", "considered": self.considered} if self.root == "gumbel" else {}),
             "exploration": self.exploration,
             "guided": self.prior is not None,
             "rollout": None if self.prior is not None else rollout_name(self.rollout),
@@ -218,7 +299,8 @@ class Search:
         """A new game (nothing carries over; the rng stream goes on, as a training loop's does)."""
 
     def act(self, game: Game, seat: int) -> int:
-        """The most visited action at the root after the budget is spent."""
+        """The most visited action at the root after the budget is spent (PUCT), or the best of the
+        actions sequential halving kept (Gumbel)."""
         if game.current_player() != seat:
             raise ValueError(f"search for seat {seat} asked to move on seat {game.current_player()}'s turn")
         start = time.perf_counter()
@@ -226,15 +308,19 @@ class Search:
         if len(legal) == 1:
             action = int(legal[0])
         else:
-            root = self._search(game, seat, start)
+            if self.root == "gumbel":
+                root, action = self._gumbel_search(game, seat, legal)
+            else:
+                root = self._search(game, seat, start)
             visits = {a: child.visits for a, child in root.children.items()}
             self.last_visits = visits
             self.last_values = {
                 a: float(c.total[seat] / c.visits) for a, c in root.children.items() if c.visits
             }
             self.last_prior = root.prior
-            best = max(visits.values())
-            action = min(a for a, v in visits.items() if v == best)  # ties: the lowest id, reproducibly
+            if self.root != "gumbel":
+                best = max(visits.values())
+                action = min(a for a, v in visits.items() if v == best)  # ties: the lowest id, reproducibly
         self.decisions += 1
         self.seconds += time.perf_counter() - start
         return action
@@ -258,14 +344,12 @@ class Search:
         scale = return_scale(game)
         root = Node(game.num_players)
         budget = self.budget
-        batched = (
-            self.batch > 1 and self.prior is not None and self.value is not None and self.max_rollout is None
-        )
+        batched = self._batched()
         done = 0
         while True:
             if batched:
                 left = budget.simulations - done if budget.simulations is not None else self.batch
-                done += self._simulate_together(game, root, seat, scale, min(self.batch, left))
+                done += self._simulate_together(game, root, seat, scale, [None] * min(self.batch, left))
             else:
                 self._simulate(game.resample_hidden(seat, self.rng), root, seat, scale)
                 done += 1
@@ -276,21 +360,74 @@ class Search:
         self.simulations += done
         return root
 
-    def _simulate(self, state: Game, root: Node, seat: int, scale: tuple[float, float]) -> None:
-        path = self._walk(state, root, seat)
+    def _gumbel_search(self, game: Game, seat: int, legal: np.ndarray) -> tuple[Node, int]:
+        """Gumbel MuZero's root (module docstring): the searched root and the action chosen."""
+        scale = return_scale(game)
+        root = Node(game.num_players)
+        priors, values = self.leaves([game.resample_hidden(seat, self.rng)], [seat], seat)
+        root.prior = np.asarray(priors[0], float)
+        root_value = (float(np.asarray(values[0], float)[seat]) - scale[0]) / scale[1]
+        noisy = np.full(game.num_actions, -np.inf)  # Gumbel-perturbed logits of the legal actions
+        noisy[legal] = np.log(np.maximum(root.prior[legal], 1e-12)) + self.rng.gumbel(size=len(legal))
+        simulations = self.budget.simulations
+        considered = min(self.considered, len(legal), simulations)  # each is visited at least once
+        candidates = legal[np.argsort(-noisy[legal], kind="stable")][:considered]
+        done = 0
+        for count, each in halving_schedule(simulations, len(candidates)):
+            candidates = self._best_by_score(root, seat, game, noisy, root_value, candidates, count)
+            firsts = [int(a) for _ in range(each) for a in candidates][: simulations - done]
+            self._simulate_from(game, root, seat, scale, firsts)
+            done += len(firsts)
+        self.simulations += done
+        return root, int(self._best_by_score(root, seat, game, noisy, root_value, candidates, 1)[0])
+
+    def _best_by_score(self, root, seat, game, noisy, root_value, candidates, count) -> np.ndarray:
+        """The `count` candidates of the highest Gumbel-perturbed logit + sigma(completed Q) (ties: the
+        lower action id)."""
+        if count >= len(candidates):
+            return candidates
+        visits, values = np.zeros(game.num_actions), np.zeros(game.num_actions)
+        for a, child in root.children.items():
+            visits[a], values[a] = child.visits, child.total[seat] / max(child.visits, 1)
+        mask = game.legal_action_mask()
+        score = noisy + sigma(completed_values(root.prior, visits, values, root_value, mask), visits)
+        ranked = sorted(candidates.tolist(), key=lambda a: (-score[a], a))
+        return np.asarray(ranked[:count])
+
+    def _batched(self) -> bool:
+        """Whether walks are evaluated `batch` at a time (a guided search valuing leaves by its critic)."""
+        return (
+            self.batch > 1 and self.prior is not None and self.value is not None and self.max_rollout is None
+        )
+
+    def _simulate_from(self, game: Game, root: Node, seat: int, scale, firsts: list[int]) -> None:
+        """One simulation per entry of `firsts`, each opening with that root action; batched as `batch`
+        says."""
+        if self._batched():
+            for i in range(0, len(firsts), self.batch):
+                self._simulate_together(game, root, seat, scale, firsts[i : i + self.batch])
+        else:
+            for first in firsts:
+                self._simulate(game.resample_hidden(seat, self.rng), root, seat, scale, first)
+
+    def _simulate(
+        self, state: Game, root: Node, seat: int, scale: tuple[float, float], first: int | None = None
+    ) -> None:
+        path = self._walk(state, root, seat, first)
         self._back_up(path, (self._evaluate(state, seat) - scale[0]) / scale[1])
 
     def _simulate_together(
-        self, game: Game, root: Node, seat: int, scale: tuple[float, float], count: int
+        self, game: Game, root: Node, seat: int, scale: tuple[float, float], firsts: list[int | None]
     ) -> int:
-        """`count` walks from fresh resamples, their leaves evaluated in one `leaves` call; each walk's
+        """A walk per entry of `firsts` (the root action it opens with, or None: the tree's choice)
+        from fresh resamples, their leaves evaluated in one `leaves` call; each walk's
         visits count at once (a virtual loss: a visit with nothing won yet), its returns at the end. A
         walk that reaches another's leaf stops there (a second sample of that leaf, evaluated in the same
         call), so every node a walk chooses from has its prior: only the root's is asked alone."""
         walks = []
-        for _ in range(count):
+        for first in firsts:
             state = game.resample_hidden(seat, self.rng)
-            path = self._walk(state, root, seat)
+            path = self._walk(state, root, seat, first)
             path[-1].pending = True  # a later walk that reaches it stops there: a second sample of it
             walks.append((state, path))
         open_ = [(state, path) for state, path in walks if not state.is_terminal()]
@@ -306,7 +443,7 @@ class Search:
             path[-1].pending = False
             if state.is_terminal():
                 self._back_up(path, (np.asarray(state.returns(), float) - scale[0]) / scale[1])
-        return count
+        return len(firsts)
 
     @staticmethod
     def _back_up(path: list[Node], returns: np.ndarray) -> None:
@@ -326,10 +463,10 @@ class Search:
         priors = [self.prior(s, p) if p >= 0 else None for s, p in zip(states, players)]
         return priors, [self.value(s, viewer) for s in states]
 
-    def _walk(self, state: Game, root: Node, seat: int) -> list[Node]:
+    def _walk(self, state: Game, root: Node, seat: int, first: int | None = None) -> list[Node]:
         """Down the tree from the root to a new node (or the end), playing the chosen actions on
-        `state`; each node on the way counts the visit as it is left (so a node's own statistics
-        steer its choice). The path walked."""
+        `state` (`first`, where given, at the root); each node on the way counts the visit as it is
+        left (so a node's own statistics steer its choice). The path walked."""
         path = [root]
         node = root
         while not (state.is_terminal() or state.is_truncated()):
@@ -338,7 +475,9 @@ class Search:
             legal = np.flatnonzero(mask)
             for a in legal:
                 node.available[int(a)] = node.available.get(int(a), 0) + 1
-            if self.others is not None and player != seat:
+            if first is not None:
+                action, first = first, None
+            elif self.others is not None and player != seat:
                 action = int(self.others(state, player, self.rng))
             else:
                 action = self._select(state, node, player, legal)

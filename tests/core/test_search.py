@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.search import Search, SearchBudget
+from envs.core.search import Search, SearchBudget, halving_schedule
 from tests.training.toy_game import SPEC as NIM
 
 from .helpers import random_playthrough
@@ -133,9 +133,11 @@ def test_a_batched_search_counts_walks_not_leaves_and_walks_apart():
         Search(batch=0)
 
 
-def test_a_batched_guided_search_decides_from_the_seats_information_alone(case):
-    """The leaf evaluations of a batch are asked from the searching seat's own information too: two
-    games that differ only in what it cannot know give the same search, visit for visit."""
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
+def test_a_batched_guided_search_decides_from_the_seats_information_alone(case, root):
+    """The leaf evaluations of a batch are asked from the searching seat's own information too (and a
+    Gumbel root's prior and value): two games that differ only in what it cannot know give the same
+    search, visit for visit."""
     spec, _, cfg = case
     rng = np.random.default_rng(6)
     game = spec.new_game(np.random.default_rng(22), **cfg)
@@ -146,7 +148,8 @@ def test_a_batched_guided_search_decides_from_the_seats_information_alone(case):
         if game.legal_action_mask().sum() > 1:
             p = game.current_player()
             a, b = (
-                Search(SearchBudget(simulations=12), prior=flat, value=seen, batch=4, seed=1) for _ in "ab"
+                Search(SearchBudget(simulations=12), prior=flat, value=seen, batch=4, seed=1, root=root)
+                for _ in "ab"
             )
             assert a.act(game, p) == b.act(game.resample_hidden(p, rng), p)
             assert a.last_visits == b.last_visits
@@ -234,3 +237,66 @@ def test_widening_opens_actions_one_square_at_a_time():
     search.act(game, 0)
     assert set(search.last_visits) <= {1, 0, 2} and len(search.last_visits) == 2
     assert 1 in search.last_visits
+
+
+def test_sequential_halving_shares_the_budget_in_rounds_that_halve_the_actions():
+    """ceil(log2 m) rounds of m, m/2, ... actions (never below two), each action of a round visited
+    simulations // (rounds x actions) times; rounds go on until the budget is spent."""
+    assert halving_schedule(16, 4) == [(4, 2), (2, 4)]
+    schedule = halving_schedule(100, 16)
+    assert [k for k, _ in schedule[:4]] == [16, 8, 4, 2] and schedule[0] == (16, 1)
+    planned = [k * each for k, each in schedule]
+    assert sum(planned) >= 100 and sum(planned[:-1]) < 100
+    assert halving_schedule(5, 1) == [(1, 5)]
+
+
+def misleading_prior(g, player):
+    """Nim from 11: the prior favours taking 1 (leaves 10, a loss); taking 3 (action 2) wins."""
+    p = np.full(g.num_actions, 0.1)
+    p[0] = 0.8
+    return p
+
+
+def test_a_gumbel_root_finds_the_winning_move_a_misleading_prior_hides_from_puct():
+    """A budget of one simulation per action, an exact value: PUCT spends it on the prior's favourite
+    and plays it; the Gumbel root visits every sampled action once and plays the one whose value is
+    best (its Gumbel noise on the prior can outweigh that only rarely: at least 18 seeds of 20). (With
+    more simulations the tree below the root, where the prior misleads the opponent too, blurs both.)"""
+    game = nim_at(11)
+    budget = SearchBudget(simulations=3)
+    puct = [Search(budget, prior=misleading_prior, value=nim_value, seed=s).act(game, 0) for s in range(20)]
+    gumbel = [
+        Search(budget, prior=misleading_prior, value=nim_value, seed=s, root="gumbel").act(game, 0)
+        for s in range(20)
+    ]
+    assert puct.count(2) == 0
+    assert gumbel.count(2) >= 18
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+def test_a_gumbel_root_visits_the_actions_sequential_halving_keeps(batch):
+    """Nim taking 1..8 with a flat prior and every position even: 4 actions sampled, 16 simulations,
+    2 visits each in the first round, then the better two (by noise alone here) 4 more each; the
+    choice is one of those two. Batched walks keep the same shares."""
+    game = NIM.new_game(np.random.default_rng(0), max_take=8, pile=20)
+    flat = lambda g, p: np.full(g.num_actions, 1 / g.num_actions)  # noqa: E731
+    even = lambda g, viewer: np.zeros(g.num_players)  # noqa: E731
+    search = Search(
+        SearchBudget(simulations=16), prior=flat, value=even, seed=5, root="gumbel", considered=4, batch=batch
+    )
+    action = search.act(game, game.current_player())
+    assert sorted(search.last_visits.values()) == [2, 2, 6, 6]
+    assert search.last_visits[action] == 6 and search.simulations == 16
+
+
+def test_a_gumbel_root_needs_a_guide_and_a_number_of_simulations():
+    flat = lambda g, p: np.full(g.num_actions, 1 / g.num_actions)  # noqa: E731
+    even = lambda g, viewer: np.zeros(g.num_players)  # noqa: E731
+    with pytest.raises(ValueError, match="root must be one of"):
+        Search(prior=flat, value=even, root="ucb")
+    with pytest.raises(ValueError, match="needs a guided search"):
+        Search(root="gumbel")
+    with pytest.raises(ValueError, match="simulations only"):
+        Search(SearchBudget(simulations=None, seconds=0.1), prior=flat, value=even, root="gumbel")
+    with pytest.raises(ValueError, match="considered .* at least 1"):
+        Search(prior=flat, value=even, root="gumbel", considered=0)

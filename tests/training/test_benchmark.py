@@ -14,8 +14,10 @@ from envs.core.players import PLAYERS
 from envs.core.search import SearchBudget
 from training.benchmark import (
     Protocol,
+    agent_cell,
     alpha_rank,
     benchmark,
+    budget_suffix,
     head_to_head,
     leaderboard,
     markdown,
@@ -155,6 +157,15 @@ def test_a_search_agents_card_records_its_own_budget_and_two_budgets_are_two_fil
     assert names == ["toy_nim--search-simulations3.json", "toy_nim--search-simulations7.json"]
     assert "agent_settings" not in benchmark("scripted", "scripted", info, small)  # a policy has none
     assert "| search (simulations 7) |" in leaderboard(tmp_path)
+
+
+def test_a_gumbel_root_names_its_card_apart_from_puct():
+    settings = {"simulations": 16, "seconds": None, "batch": 8, "guided": True}
+    puct = {"agent": "search:reference", "agent_settings": settings}
+    gumbel = {"agent": "search:reference", "agent_settings": settings | {"root": "gumbel", "considered": 16}}
+    assert budget_suffix(puct) == "-simulations16-batch8"
+    assert budget_suffix(gumbel) == "-simulations16-batch8-gumbel"
+    assert agent_cell(gumbel) == "search:reference (simulations 16, batch 8, root gumbel)"
 
 
 def test_a_card_records_the_workers_that_played_it_and_is_reproduced_at_that_count(tmp_path, capsys):

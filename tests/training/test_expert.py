@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from envs.core import ConfigError
-from envs.core.search import Search, SearchBudget
+from envs.core.search import C_SCALE, C_VISIT, Search, SearchBudget
 from training.config import ExpertConfig, NetConfig
-from training.expert import C_SCALE, C_VISIT, Lessons, completed_q_policy, distil, play_round, targets
+from training.expert import Lessons, completed_q_policy, distil, play_round, targets
 from training.games import game_info
 from training.nets import PolicyNet
 from training.policy import Policy
@@ -159,6 +159,25 @@ def test_completed_q_targets_teach_the_winning_moves_more_than_the_visits_of_the
     move = piles[winning] % PERIOD - 1  # take pile % 4
     assert len(winning) >= 10
     assert improved.target[winning, move].mean() > visits.target[winning, move].mean() + 0.1
+
+
+def test_a_gumbel_root_teaches_the_winning_moves_at_a_small_budget():
+    """expert.root=gumbel: at 16 simulations sequential halving tries every move of the root and its
+    completed-Q targets put most of their mass on the winning move (PUCT's visits: about 0.6)."""
+    info = game_info(TOY, {})
+    gumbel = _round(info, _net(info), simulations=16, target="completed_q", root="gumbel")
+    visits = _round(info, _net(info), simulations=16)
+    rows = []
+    for lessons in (gumbel, visits):
+        piles = _piles(lessons)
+        winning = np.flatnonzero((piles % PERIOD != 0) & (piles <= 7))
+        assert len(winning) >= 10
+        rows.append(lessons.target[winning, piles[winning] % PERIOD - 1].mean())
+    assert rows[0] >= 0.9 and rows[0] > rows[1] + 0.2
+    with pytest.raises(ConfigError, match="expert.root=gumbel needs expert.target=completed_q"):
+        ExpertConfig(games=4, root="gumbel").validate()
+    with pytest.raises(ConfigError, match="expert.root"):
+        ExpertConfig(games=4, root="ucb").validate()
 
 
 def test_a_guided_search_keeps_its_roots_values_and_prior_and_an_unguided_one_has_no_root_value():

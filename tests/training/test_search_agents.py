@@ -211,3 +211,32 @@ def test_guided_search_by_name_with_a_batch_plays_and_is_reproducible(runs, caps
     assert code == 0
     assert main(["evaluate", f"search:{runs['mlp']}", "--opponents", "random", "--search-batch", "0"]) != 0
     assert "--search-batch" in capsys.readouterr().err
+
+
+def test_guided_search_by_name_with_a_gumbel_root(runs, capsys):
+    """--search-root gumbel: the guided search plays by sequential halving (its settings say so); the
+    unguided search and a seconds budget are refused with the reason."""
+    info = game_info(TOY, {})
+    search = search_agent(f"search:{runs['mlp']}", info, SearchBudget(simulations=8), seed=3, root="gumbel")
+    assert search.settings()["root"] == "gumbel"
+    assert match(info, search, "random", games=4, seed=0)["games"] == 4
+    with pytest.raises(ConfigError, match="needs a guided search"):
+        search_agent("search", info, root="gumbel")
+    with pytest.raises(ConfigError, match="simulations only"):
+        search_agent(
+            f"search:{runs['mlp']}", info, SearchBudget(simulations=None, seconds=0.1), root="gumbel"
+        )
+    args = [
+        "evaluate",
+        f"search:{runs['mlp']}",
+        "--opponents",
+        "random",
+        "--games",
+        "2",
+        "--simulations",
+        "8",
+    ]
+    assert main([*args, "--search-root", "gumbel"]) == 0
+    with pytest.raises(SystemExit):  # argparse's own refusal of a choice it does not list
+        main([*args, "--search-root", "ucb"])
+    assert "--search-root: invalid choice: 'ucb'" in capsys.readouterr().err
