@@ -21,7 +21,7 @@ from training.policy import load_policy  # noqa: E402
 from training.pretrain import collect_scripted  # noqa: E402
 from training.rllib.compat import is_rllib_checkpoint, refuse_native_resume  # noqa: E402
 from training.rllib.selfplay import MAIN, SnapshotLeague  # noqa: E402
-from training.rllib.trainer import RLlibRun, build_algorithm  # noqa: E402
+from training.rllib.trainer import SAMPLE_TRIES, RLlibPPO, RLlibRun, build_algorithm  # noqa: E402
 from training.trainer import Trainer  # noqa: E402
 
 TOY = "tests.training.toy_game:SPEC"
@@ -43,6 +43,34 @@ def _config(run_dir, *overrides, game=TOY):
             *overrides,
         ],
     )
+
+
+class _SlowSampler:
+    """An Algorithm whose train() gives these results in turn: {} is an iteration whose EnvRunner's sample
+    did not come back in time (RLlib's PPO returns early: no metrics, no update)."""
+
+    def __init__(self, results):
+        self.results, self.calls = list(results), 0
+
+    def train(self):
+        self.calls += 1
+        return self.results.pop(0)
+
+
+def test_an_iteration_whose_sample_does_not_come_back_is_asked_again_then_refused_by_name(tmp_path):
+    """Seen on the 2-core machine beside two other processes: an Exposaurus sample took over the 120 s
+    the driver then waited, and the run died on a KeyError. Now the iteration is asked again, with a
+    warning; SAMPLE_TRIES empty ones in a row stop the run with the option to raise."""
+    backend = RLlibPPO(_config(tmp_path / "run"), {"sample_timeout_s": 30})
+    sampled = {"env_runners": {"num_module_steps_sampled_lifetime": {MAIN: 300}}}
+    backend.algo = _SlowSampler([{}, sampled])
+    with pytest.warns(UserWarning, match=r"rllib.sample_timeout_s=30 s.*try 1 of"):
+        assert backend._train_until_sampled() is sampled
+    assert backend.decisions == 300 and backend.algo.calls == 2
+    backend.algo = _SlowSampler([{}] * SAMPLE_TRIES)
+    with pytest.warns(UserWarning), pytest.raises(RuntimeError, match="raise rllib.sample_timeout_s"):
+        backend._train_until_sampled()
+    assert backend.algo.calls == SAMPLE_TRIES and backend.decisions == 300
 
 
 def test_short_run_improves_over_random_with_snapshot_opponents(local_ray, tmp_path, capsys):

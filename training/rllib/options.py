@@ -22,7 +22,10 @@ class RLlibConfig:
     num_cpus: int = 0  # CPUs of a local Ray started by train() (0 = every core); ignored on a cluster
     address: str = ""  # "" = $RAY_ADDRESS when set, else a local Ray; or "auto" / "host:port"
     object_store_mb: int = 0  # object store of a local Ray (0 = Ray's default)
-    sample_timeout_s: float = 120.0  # how long the driver waits for one EnvRunner's sample
+    # how long the driver waits for one EnvRunner's sample; an iteration whose sample does not come back
+    # in time learns nothing and is asked again (training/rllib/trainer.py). An Exposaurus iteration
+    # took over 120 s (the earlier default) on the 2-core machine beside two other processes
+    sample_timeout_s: float = 600.0
 
     def validate(self) -> None:
         for name in ("num_env_runners", "num_learners"):

@@ -264,14 +264,20 @@ def env_runner_nodes(algo) -> list[str]:
     return list(nodes) or [ray.get_runtime_context().get_node_id()]
 
 
-def main_decisions(result: dict) -> int:
-    """main's decisions sampled so far (RLlib's lifetime module-step count)."""
+# Algorithm.train() calls an iteration makes before it gives up on EnvRunners that return no sample
+SAMPLE_TRIES = 3
+
+
+def main_decisions(result: dict) -> int | None:
+    """main's decisions sampled so far (RLlib's lifetime module-step count); None where the iteration
+    sampled nothing (RLlib's PPO returns early, without metrics or an update, when no EnvRunner's
+    sample came back within rllib.sample_timeout_s)."""
     env = result.get("env_runners", {})
     for key in ("num_module_steps_sampled_lifetime", "num_agent_steps_sampled_lifetime"):
         value = env.get(key)
         if isinstance(value, dict) and MAIN in value:
             return int(value[MAIN])
-    raise KeyError("RLlib's result has no num_module_steps_sampled_lifetime/main")
+    return None
 
 
 class RLlibPPO(Backend):
@@ -329,9 +335,8 @@ class RLlibPPO(Backend):
         if teacher.coef > 0:  # its weight falls as the native trainer's does
             coef = teacher.weight_at(self.decisions, self.config.total_steps)
             self.algo.learner_group.foreach_learner(lambda learner, _c=coef: learner.set_teacher_coef(_c))
-        result = self.algo.train()
+        result = self._train_until_sampled()
         self.iteration += 1
-        self.decisions = main_decisions(result)
         env = result.get("env_runners", {})
         all_decisions = int(env.get("num_env_steps_sampled_lifetime", 0))
         live = self.league.record(env)
@@ -343,6 +348,27 @@ class RLlibPPO(Backend):
         all_sps = (all_decisions - self.all_decisions) / max(now - self._clock, 1e-9)
         self._clock, self.all_decisions = now, all_decisions
         return self._stats(result, live) | {"speed/all_decisions_per_s": all_sps}
+
+    def _train_until_sampled(self) -> dict:
+        """Algorithm.train() until an iteration brings a sample back (a slow one, on a loaded machine,
+        is asked again rather than crashing a long run), at most SAMPLE_TRIES times."""
+        timeout = self.rllib.sample_timeout_s
+        for attempt in range(1, SAMPLE_TRIES + 1):
+            result = self.algo.train()
+            decisions = main_decisions(result)
+            if decisions is not None:
+                self.decisions = decisions
+                return result
+            warnings.warn(
+                f"RLlib: no EnvRunner's sample came back within rllib.sample_timeout_s={timeout:g} s, so this "
+                f"iteration learnt nothing (try {attempt} of {SAMPLE_TRIES}); asking again",
+                stacklevel=2,
+            )
+        raise RuntimeError(
+            f"RLlib's EnvRunners returned no sample within rllib.sample_timeout_s={timeout:g} s in {SAMPLE_TRIES} "
+            "tries in a row: raise rllib.sample_timeout_s (the machine is loaded, or ppo.num_envs x "
+            "ppo.rollout_steps is large for one EnvRunner)"
+        )
 
     def _stats(self, result, live) -> dict[str, float]:
         stats = {}
