@@ -27,19 +27,17 @@ from .common import rate
 ROOTS = ("puct", "gumbel")
 
 
-def searches(agent: str, info, simulations: int, batch: int, seed: int) -> dict:
+def searches(agent: str, info, simulations: int, batch: int, seed: int, scale: float) -> dict:
     budget = SearchBudget(simulations=simulations)
     return {
-        root: search_agent(f"search:{agent}", info, budget, seed, batch=batch, root=root) for root in ROOTS
+        root: search_agent(f"search:{agent}", info, budget, seed, batch=batch, root=root, gumbel_scale=scale)
+        for root in ROOTS
     }
 
 
-def compare(agent: str, info, simulations: int, games: int, chunk: int, batch: int, seed: int) -> dict:
-    """Win rates (score, games) of each root against the scripted players and of Gumbel against PUCT."""
-    first, second = (
-        searches(agent, info, simulations, batch, seed),
-        searches(agent, info, simulations, batch, seed + 1),
-    )
+def compare(info, first: dict, second: dict, games: int, chunk: int, seed: int) -> dict:
+    """Win rates (score, games) of each root against the scripted players (the searches of `first`)
+    and of Gumbel against PUCT (those of `second`), and each root's seconds per decision."""
     matches = {
         "puct vs scripted": (first["puct"], "scripted"),
         "gumbel vs scripted": (first["gumbel"], "scripted"),
@@ -72,6 +70,12 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=20, help="games per interleaved chunk (default 20)")
     parser.add_argument("--batch", type=int, default=8, help="leaves evaluated together (default 8)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--gumbel-scale",
+        type=float,
+        default=0.0,
+        help="the Gumbel root's noise (default 0: its best action, as an agent plays; 1: a sample)",
+    )
     args = parser.parse_intermixed_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     torch.set_num_threads(1)
@@ -79,11 +83,18 @@ def main() -> None:
     info = game_info(args.game, config)
     if info.cooperative:
         parser.error("a cooperative game has no opponent to beat head to head")
-    print(f"{args.agent} on {args.game} {config}, {args.games} games per match, batch {args.batch}")
+    print(
+        f"{args.agent} on {args.game} {config}, {args.games} games per match, batch {args.batch}, "
+        f"Gumbel scale {args.gumbel_scale:g}"
+    )
     print("| simulations | match | win rate [95% interval] over games | s / decision (PUCT, Gumbel) |")
     print("|---|---|---|---|")
     for simulations in (int(s) for s in args.simulations.split(",")):
-        out = compare(args.agent, info, simulations, args.games, args.chunk, args.batch, args.seed)
+        first, second = (
+            searches(args.agent, info, simulations, args.batch, seed, args.gumbel_scale)
+            for seed in (args.seed, args.seed + 1)
+        )
+        out = compare(info, first, second, args.games, args.chunk, args.seed)
         times = f"{out['seconds']['puct']:.3f}, {out['seconds']['gumbel']:.3f}"
         for name, (score, n) in out["scores"].items():
             print(f"| {simulations} | {name} | {rate(score, n)} | {times} |", flush=True)

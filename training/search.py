@@ -128,15 +128,16 @@ def guided_search(
     batch: int = 1,
     returns=None,
     root: str = "puct",
+    gumbel_scale: float = 1.0,
 ) -> Search:
     """PUCT guided by the policy (`policy_guides`); `batch` leaves evaluated together, `root` "puct" or
-    "gumbel" (`Search`)."""
+    "gumbel" with its noise's `gumbel_scale` (`Search`)."""
     prior, value, leaves = policy_guides(policy, reward_scale, returns)
     others = sampled(prior) if cooperative else None
     try:
         return Search(
             budget, prior=prior, value=value, others=others, seed=seed, name=name, batch=batch,
-            leaves=leaves, root=root,
+            leaves=leaves, root=root, gumbel_scale=gumbel_scale,
         )  # fmt: skip
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
@@ -160,13 +161,15 @@ def search_agent(
     rollout: str | None = None,
     batch: int = 1,
     root: str = "puct",
+    gumbel_scale: float = 0.0,
 ) -> Search:
     """ "search" or "search:<run directory or checkpoint>" -> a Search agent. `info` (the game being
     played) checks a checkpoint was trained on that game; unguided search finishes its simulated games
     with the game's scripted players or uniformly at random (rollout; default: the game's
     `GameSpec.search`). budget None: the game's default simulations (unguided), 100 (guided). batch:
     the guided search's leaves evaluated together (`Search`; the unguided search plays rollouts). root:
-    how the guided search chooses at its root, "puct" or "gumbel" (sequential halving; `Search`)."""
+    how the guided search chooses at its root, "puct" or "gumbel" (sequential halving; `Search`), a
+    Gumbel root playing its best action unless told otherwise (gumbel_scale 0: an agent plays to win)."""
     if not is_search_name(text):
         raise ConfigError(f"not a search agent name: {text!r} (use 'search' or 'search:<run or checkpoint>')")
     source = text[len(PREFIX) + 1 :]
@@ -190,7 +193,16 @@ def search_agent(
         trained = game_info(data["game"], data["game_config"]).new_game(0).game_type()
         returns = played_returns(trained, info.new_game(0).game_type())
     return guided_search(
-        policy, budget, seed, reward_scale, cooperative, f"search:{source}", batch, returns, root
+        policy,
+        budget,
+        seed,
+        reward_scale,
+        cooperative,
+        f"search:{source}",
+        batch,
+        returns,
+        root,
+        gumbel_scale,
     )
 
 

@@ -211,7 +211,9 @@ class Search:
     whose leaves a guided search evaluates together (`leaves`, or `prior` and `value` one leaf at a
     time); 1, the default, evaluates each before the next walk begins. root: "puct" or "gumbel" (a
     guided search with a budget of simulations; `considered` actions sampled at the root, module
-    docstring)."""
+    docstring); gumbel_scale: the Gumbel noise's weight, 1 to sample from the improved policy (the
+    exploration expert iteration's games want), 0 for its best action (play to win, as mctx advises
+    for evaluation)."""
 
     kind = "search"
     reads_game = True  # the faces hand it the game (it reads it only through resample_hidden)
@@ -233,6 +235,7 @@ class Search:
         leaves: Leaves | None = None,
         root: str = "puct",
         considered: int = 16,
+        gumbel_scale: float = 1.0,
     ):
         if not (isinstance(batch, int) and batch >= 1):
             raise ValueError(
@@ -240,6 +243,8 @@ class Search:
             )
         self.budget = budget or SearchBudget()
         self._check_root(root, considered, prior, value, self.budget)
+        if not (isinstance(gumbel_scale, (int, float)) and math.isfinite(gumbel_scale) and gumbel_scale >= 0):
+            raise ValueError(f"gumbel_scale must be a number of at least 0, got {gumbel_scale!r}")
         self.exploration = exploration if exploration is not None else (1.5 if prior is not None else 0.7)
         self.rollout = rollout
         self.max_rollout = max_rollout
@@ -252,6 +257,7 @@ class Search:
         self.leaves = leaves or self._one_leaf_at_a_time
         self.root = root
         self.considered = considered
+        self.gumbel_scale = gumbel_scale
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.name = name
@@ -287,7 +293,11 @@ class Search:
             "simulations": self.budget.simulations,
             "seconds": self.budget.seconds,
             "batch": self.batch,
-            **({"root": "gumbel", "considered": self.considered} if self.root == "gumbel" else {}),
+            **(
+                {"root": "gumbel", "considered": self.considered, "gumbel_scale": self.gumbel_scale}
+                if self.root == "gumbel"
+                else {}
+            ),
             "exploration": self.exploration,
             "guided": self.prior is not None,
             "rollout": None if self.prior is not None else rollout_name(self.rollout),
@@ -368,7 +378,8 @@ class Search:
         root.prior = np.asarray(priors[0], float)
         root_value = (float(np.asarray(values[0], float)[seat]) - scale[0]) / scale[1]
         noisy = np.full(game.num_actions, -np.inf)  # Gumbel-perturbed logits of the legal actions
-        noisy[legal] = np.log(np.maximum(root.prior[legal], 1e-12)) + self.rng.gumbel(size=len(legal))
+        noise = self.rng.gumbel(size=len(legal))  # drawn at any scale: the rng stream stays the same
+        noisy[legal] = np.log(np.maximum(root.prior[legal], 1e-12)) + self.gumbel_scale * noise
         simulations = self.budget.simulations
         considered = min(self.considered, len(legal), simulations)  # each is visited at least once
         candidates = legal[np.argsort(-noisy[legal], kind="stable")][:considered]

@@ -271,6 +271,9 @@ def test_a_gumbel_root_finds_the_winning_move_a_misleading_prior_hides_from_puct
     ]
     assert puct.count(2) == 0
     assert gumbel.count(2) >= 18
+    # without the noise (gumbel_scale=0, an agent playing to win) the best action by prior and value
+    greedy = Search(budget, prior=misleading_prior, value=nim_value, root="gumbel", gumbel_scale=0.0)
+    assert [greedy.act(game, 0) for _ in range(5)] == [2] * 5
 
 
 @pytest.mark.parametrize("batch", [1, 4])
@@ -300,3 +303,5 @@ def test_a_gumbel_root_needs_a_guide_and_a_number_of_simulations():
         Search(SearchBudget(simulations=None, seconds=0.1), prior=flat, value=even, root="gumbel")
     with pytest.raises(ValueError, match="considered .* at least 1"):
         Search(prior=flat, value=even, root="gumbel", considered=0)
+    with pytest.raises(ValueError, match="gumbel_scale must be a number of at least 0"):
+        Search(prior=flat, value=even, root="gumbel", gumbel_scale=-1.0)

@@ -214,11 +214,12 @@ def test_guided_search_by_name_with_a_batch_plays_and_is_reproducible(runs, caps
 
 
 def test_guided_search_by_name_with_a_gumbel_root(runs, capsys):
-    """--search-root gumbel: the guided search plays by sequential halving (its settings say so); the
-    unguided search and a seconds budget are refused with the reason."""
+    """--search-root gumbel: the guided search plays by sequential halving, without the Gumbel noise (its
+    settings say so); the unguided search and a seconds budget are refused with the reason."""
     info = game_info(TOY, {})
     search = search_agent(f"search:{runs['mlp']}", info, SearchBudget(simulations=8), seed=3, root="gumbel")
     assert search.settings()["root"] == "gumbel"
+    assert search.settings()["gumbel_scale"] == 0.0  # an agent plays the best action it found
     assert match(info, search, "random", games=4, seed=0)["games"] == 4
     with pytest.raises(ConfigError, match="needs a guided search"):
         search_agent("search", info, root="gumbel")
