@@ -62,6 +62,10 @@ def _load_player(text: str, info, args=None):
         rollout = getattr(args, "rollout", None)
         seed = getattr(args, "seed", 0)
         guided = {}
+        if key != GUIDED and getattr(args, "search_root", "puct") != "puct":
+            raise ConfigError(
+                f"--search-root {args.search_root} needs a guided search (search:RUN), not {text!r}"
+            )
         if key == GUIDED:
             guided = {"batch": getattr(args, "search_batch", 1), "root": getattr(args, "search_root", "puct")}
         return text, PLAYERS.resolve(text, info, budget=budget, rollout=rollout, seed=seed, **guided), None

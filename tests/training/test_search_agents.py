@@ -238,6 +238,9 @@ def test_guided_search_by_name_with_a_gumbel_root(runs, capsys):
         "8",
     ]
     assert main([*args, "--search-root", "gumbel"]) == 0
+    unguided = ["evaluate", "search", "--game", TOY, "--opponents", "random", "--games", "2"]
+    assert main([*unguided, "--search-root", "gumbel"]) != 0
+    assert "--search-root gumbel needs a guided search (search:RUN), not 'search'" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # argparse's own refusal of a choice it does not list
         main([*args, "--search-root", "ucb"])
     assert "--search-root: invalid choice: 'ucb'" in capsys.readouterr().err

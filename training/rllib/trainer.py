@@ -359,9 +359,10 @@ class RLlibPPO(Backend):
             if decisions is not None:
                 self.decisions = decisions
                 return result
+            again = "; asking again" if attempt < SAMPLE_TRIES else ""
             warnings.warn(
                 f"RLlib: no EnvRunner's sample came back within rllib.sample_timeout_s={timeout:g} s, so this "
-                f"iteration learnt nothing (try {attempt} of {SAMPLE_TRIES}); asking again",
+                f"iteration learnt nothing (try {attempt} of {SAMPLE_TRIES}){again}",
                 stacklevel=2,
             )
         raise RuntimeError(
