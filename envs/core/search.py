@@ -242,9 +242,7 @@ class Search:
                 f"batch (simulations evaluated together) must be an integer of at least 1, got {batch!r}"
             )
         self.budget = budget or SearchBudget()
-        self._check_root(root, considered, prior, value, self.budget)
-        if not (isinstance(gumbel_scale, (int, float)) and math.isfinite(gumbel_scale) and gumbel_scale >= 0):
-            raise ValueError(f"gumbel_scale must be a number of at least 0, got {gumbel_scale!r}")
+        self._check_root(root, considered, gumbel_scale, prior, value, self.budget)
         self.exploration = exploration if exploration is not None else (1.5 if prior is not None else 0.7)
         self.rollout = rollout
         self.max_rollout = max_rollout
@@ -271,9 +269,11 @@ class Search:
         self.simulations = 0
 
     @staticmethod
-    def _check_root(root, considered, prior, value, budget) -> None:
+    def _check_root(root, considered, gumbel_scale, prior, value, budget) -> None:
         if root not in ROOTS:
             raise ValueError(f"root must be one of {ROOTS}, got {root!r}")
+        if not (isinstance(gumbel_scale, (int, float)) and math.isfinite(gumbel_scale) and gumbel_scale >= 0):
+            raise ValueError(f"gumbel_scale must be a number of at least 0, got {gumbel_scale!r}")
         if not (isinstance(considered, int) and considered >= 1):
             raise ValueError(
                 f"considered (actions sampled at the root) must be at least 1, got {considered!r}"
@@ -322,15 +322,14 @@ class Search:
                 root, action = self._gumbel_search(game, seat, legal)
             else:
                 root = self._search(game, seat, start)
-            visits = {a: child.visits for a, child in root.children.items()}
-            self.last_visits = visits
+                best = max(child.visits for child in root.children.values())
+                # ties: the lowest id, reproducibly
+                action = min(a for a, child in root.children.items() if child.visits == best)
+            self.last_visits = {a: child.visits for a, child in root.children.items()}
             self.last_values = {
                 a: float(c.total[seat] / c.visits) for a, c in root.children.items() if c.visits
             }
             self.last_prior = root.prior
-            if self.root != "gumbel":
-                best = max(visits.values())
-                action = min(a for a, v in visits.items() if v == best)  # ties: the lowest id, reproducibly
         self.decisions += 1
         self.seconds += time.perf_counter() - start
         return action
