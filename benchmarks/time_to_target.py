@@ -71,9 +71,8 @@ def setup_overrides(setup: str) -> list[str]:
     return [f"workers={workers}", f"threads={threads}"]
 
 
-def time_to_target(name: str, setup: str, seed: int, every: int, games: int) -> dict:
-    from training.cli import default_config
-    from training.config import load_config
+def time_to_target(name: str, setup: str, seed: int, every: int, games: int, extra=()) -> dict:
+    from training.config import default_config, load_config
 
     targets = TARGETS[name]
     with tempfile.TemporaryDirectory() as folder:
@@ -85,6 +84,7 @@ def time_to_target(name: str, setup: str, seed: int, every: int, games: int) -> 
             "checkpoint_every=0",
             "progress=false",
             f"run_dir={folder}/run",
+            *extra,
         ]
         trainer = build(setup, load_config(default_config(name), overrides))
         began = time.perf_counter()
@@ -121,9 +121,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--every", type=int, default=5, help="iterations between evaluations")
     parser.add_argument("--games", type=int, default=200, help="games per opponent and evaluation")
+    parser.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="config overrides for every setup, e.g. device=cuda ppo.num_envs=240",
+    )
     args = parser.parse_args()
     for setup in args.setups:
-        row = time_to_target(args.config, setup, args.seed, args.every, args.games)
+        row = time_to_target(args.config, setup, args.seed, args.every, args.games, args.set)
         print(json.dumps({args.config: row}), flush=True)
 
 

@@ -1,6 +1,7 @@
 """Rollout workers: how the native trainer's speed grows with `workers`, and what each decision costs.
 
-    python -m benchmarks.workers [--configs exposed expressions] [--workers 1 2] [--iterations 3] [--repeats 3]
+    python -m benchmarks.workers [--configs exposed expressions] [--setups 1x1 2x1 2x2] [--iterations 3] [--repeats 3]
+        [--set device=cpu ...]
 
 For each shipped default config (configs/<name>.yaml; its warm start and evaluations off, so only PPO
 iterations are timed) and each worker count, after one iteration of warm-up: the rollout rate
@@ -73,7 +74,7 @@ def timed_inference():
     return spent, lambda: setattr(NetActor, "act", original)
 
 
-def one_run(name: str, workers: int, iterations: int, seed: int, threads: int = 1) -> dict:
+def one_run(name: str, workers: int, iterations: int, seed: int, threads: int = 1, extra=()) -> dict:
     from training.config import default_config, load_config
     from training.ppo import ppo_update
     from training.trainer import Trainer
@@ -88,6 +89,7 @@ def one_run(name: str, workers: int, iterations: int, seed: int, threads: int = 
             "progress=false",
             f"seed={seed}",
             f"run_dir={folder}/run",
+            *extra,
         ]
         trainer = Trainer(load_config(default_config(name), overrides), log=False)
         p = trainer.config.ppo
@@ -261,6 +263,13 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=3, help="timed iterations per run")
     parser.add_argument("--repeats", type=int, default=3, help="fresh runs per figure (median)")
     parser.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="config overrides for every run, e.g. device=cpu (device=auto takes a GPU where there is one)",
+    )
+    parser.add_argument(
         "--inference",
         action="store_true",
         help="compare inference on the workers with inference batched centrally",
@@ -276,7 +285,9 @@ def main() -> None:
         runs = {setup: [] for setup in setups}
         for repeat in range(args.repeats):  # interleaved: every setup once per round
             for workers, threads in setups:
-                runs[(workers, threads)].append(one_run(name, workers, args.iterations, repeat, threads))
+                runs[(workers, threads)].append(
+                    one_run(name, workers, args.iterations, repeat, threads, args.set)
+                )
         table = {setup: summarize(r) for setup, r in runs.items()}
         row = {
             f"workers={w} threads={t}": {k: v for k, v in s.items() if not k.startswith("_")}
@@ -291,6 +302,12 @@ def main() -> None:
                 two["iteration_learner_per_s"] / one["iteration_learner_per_s"], 2
             )
             row["predicted_iteration_learner_per_s"] = {n: predict(one, two, n) for n in (8, 16, 64)}
+            # the prediction checked where more cores were measured (N workers, the update on one thread)
+            row["measured_vs_predicted"] = {
+                w: [s["iteration_learner_per_s"], predict(one, two, w)]
+                for (w, t), s in table.items()
+                if w > 2 and t == 1
+            }
         if one and (2, 2) in table:
             row["iteration_speedup_2x2_vs_1"] = round(
                 table[(2, 2)]["iteration_learner_per_s"] / one["iteration_learner_per_s"], 2

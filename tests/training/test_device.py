@@ -9,7 +9,7 @@ import torch
 from envs.core.errors import ConfigError
 from training import checkpoint as ckpt
 from training.device import mps_available, resolve_device
-from training.trainer import Trainer
+from training.trainer import Trainer, resume
 
 from .helpers import tiny_config
 
@@ -57,3 +57,20 @@ def test_a_run_on_a_gpu_keeps_a_cpu_copy_in_step_and_cpu_checkpoints(tmp_path):
     assert all(t.device.type == "cpu" for t in data["model"].values())
     net = ckpt.build_net(data)  # loads without a GPU
     assert torch.equal(next(net.parameters()), next(trainer.backend.acting.parameters()))
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU")
+def test_a_gpu_run_with_workers_resumes_on_the_cpu_and_back(tmp_path):
+    Trainer(tiny_config(tmp_path / "gpu", "total_steps=400", "device=cuda", "workers=2"), log=False).train()
+    on_cpu = resume(
+        tmp_path / "gpu", {"total_steps": 800, "device": "cpu"}, run_dir=tmp_path / "cpu", log=False
+    )
+    on_cpu.train()  # the optimizer's moments were saved from the GPU: they load onto the CPU's parameters
+    moments = on_cpu.backend.optimizer.state_dict()["state"].values()
+    assert on_cpu.backend.decisions >= 800 and all(m["exp_avg"].device.type == "cpu" for m in moments)
+    back = resume(
+        tmp_path / "cpu", {"total_steps": 1200, "device": "cuda"}, run_dir=tmp_path / "back", log=False
+    )
+    back.train()
+    moments = back.backend.optimizer.state_dict()["state"].values()
+    assert back.backend.decisions >= 1200 and all(m["exp_avg"].is_cuda for m in moments)
