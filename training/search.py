@@ -36,60 +36,69 @@ def budget_from(simulations: int | None = None, seconds: float | None = None) ->
 
 
 def policy_guides(policy: Policy, reward_scale: float = 1.0, returns=None):
-    """(prior, value, leaves) functions from a feed-forward policy: the masked softmax of its logits for
-    the player to move, its critic's estimate of every seat's return (the critic learnt returns times
-    `reward_scale`; `returns` maps them onto the searched game's, `played_returns`), and both for many
-    leaves in two network calls (`Search(batch=...)`)."""
-    net = policy.net
-    if net.recurrent:
-        raise ConfigError(
-            "guided search needs a feed-forward policy (net.kind=mlp): a recurrent one's memory of the "
-            "game so far is not part of a searched state"
-        )
+    """(prior, value, leaves) functions from a feed-forward policy (`PolicyGuide`)."""
+    guide = PolicyGuide(policy, reward_scale, returns)
+    return guide.prior, guide.value, guide.leaves
+
+
+class PolicyGuide:
+    """A search's guides from a feed-forward policy: the masked softmax of its logits for the player to
+    move (`prior`), its critic's estimate of every seat's return (`value`; the critic learnt returns
+    times `reward_scale`, and `returns` maps them onto the searched game's, `PlayedReturns`), and both
+    for many leaves in two network calls (`leaves`, for `Search(batch=...)`). A class, not closures, so
+    that a guided search travels to evaluation workers by value."""
+
+    def __init__(self, policy: Policy, reward_scale: float = 1.0, returns=None):
+        if policy.net.recurrent:
+            raise ConfigError(
+                "guided search needs a feed-forward policy (net.kind=mlp): a recurrent one's memory of the "
+                "game so far is not part of a searched state"
+            )
+        self.net, self.reward_scale, self.returns = policy.net, reward_scale, returns
 
     @torch.no_grad()
-    def priors(games: list, players: list[int]) -> np.ndarray:
+    def priors(self, games: list, players: list[int]) -> np.ndarray:
         obs = torch.from_numpy(
             np.stack([g.observation(p) for g, p in zip(games, players)]).astype(np.float32)
         )
         mask = torch.from_numpy(np.stack([g.legal_action_mask() for g in games]))
-        logits, _, _ = net.step(obs, mask, None, None, need_value=False)
+        logits, _, _ = self.net.step(obs, mask, None, None, need_value=False)
         return torch.softmax(logits, -1).numpy().astype(float)
 
     @torch.no_grad()
-    def critic(asked: list[tuple]) -> np.ndarray:
+    def critic(self, asked: list[tuple]) -> np.ndarray:
         """The critic's value for each (game, seat), in one call."""
         obs = torch.from_numpy(np.stack([g.observation(p) for g, p in asked]).astype(np.float32))
         state = None
-        if net.uses_state:
+        if self.net.uses_state:
             state = torch.from_numpy(np.stack([g.state_tensor() for g, _ in asked]).astype(np.float32))
-        estimates = net.values(obs, state).numpy().astype(float) / reward_scale  # (the critic alone)
-        return estimates if returns is None else returns(estimates)
+        estimates = (
+            self.net.values(obs, state).numpy().astype(float) / self.reward_scale
+        )  # (the critic alone)
+        return estimates if self.returns is None else self.returns(estimates)
 
-    def prior(game, player: int) -> np.ndarray:
-        return priors([game], [player])[0]
+    def prior(self, game, player: int) -> np.ndarray:
+        return self.priors([game], [player])[0]
 
-    def value(game, viewer: int) -> np.ndarray:
-        return values([game], viewer)[0]
+    def value(self, game, viewer: int) -> np.ndarray:
+        return self.values([game], viewer)[0]
 
-    def values(games: list, viewer: int) -> list[np.ndarray]:
+    def values(self, games: list, viewer: int) -> list[np.ndarray]:
         """Every seat's return in each game: the critic asked once per team (`team_seats`)."""
         asked = [team_seats(g, viewer) for g in games]
-        estimates = iter(critic([(g, p) for g, (seats, _, _) in zip(games, asked) for p in seats]))
+        estimates = iter(self.critic([(g, p) for g, (seats, _, _) in zip(games, asked) for p in seats]))
         return [
             spread(g, [next(estimates) for _ in seats], ids, teams)
             for g, (seats, ids, teams) in zip(games, asked)
         ]
 
-    def leaves(games: list, players: list[int], viewer: int):
+    def leaves(self, games: list, players: list[int], viewer: int):
         wanted = [i for i, p in enumerate(players) if p >= 0]
         out = [None] * len(games)
         if wanted:
-            for i, row in zip(wanted, priors([games[i] for i in wanted], [players[i] for i in wanted])):
+            for i, row in zip(wanted, self.priors([games[i] for i in wanted], [players[i] for i in wanted])):
                 out[i] = row
-        return out, values(games, viewer)
-
-    return prior, value, leaves
+        return out, self.values(games, viewer)
 
 
 def team_seats(game, viewer: int) -> tuple[list[int], list[int], np.ndarray]:
@@ -133,7 +142,7 @@ def guided_search(
     """PUCT guided by the policy (`policy_guides`); `batch` leaves evaluated together, `root` "puct" or
     "gumbel" with its noise's `gumbel_scale` (`Search`)."""
     prior, value, leaves = policy_guides(policy, reward_scale, returns)
-    others = sampled(prior) if cooperative else None
+    others = SampledPlayer(prior) if cooperative else None
     try:
         return Search(
             budget, prior=prior, value=value, others=others, seed=seed, name=name, batch=batch,
@@ -143,14 +152,15 @@ def guided_search(
         raise ConfigError(str(exc)) from None
 
 
-def sampled(prior):
+class SampledPlayer:
     """A player that samples its action from the prior's probabilities (legal actions only)."""
 
-    def play(game, player: int, rng: np.random.Generator) -> int:
-        probs = np.where(game.legal_action_mask(), prior(game, player), 0.0)
-        return int(rng.choice(len(probs), p=probs / probs.sum()))
+    def __init__(self, prior):
+        self.prior = prior
 
-    return play
+    def __call__(self, game, player: int, rng: np.random.Generator) -> int:
+        probs = np.where(game.legal_action_mask(), self.prior(game, player), 0.0)
+        return int(rng.choice(len(probs), p=probs / probs.sum()))
 
 
 def search_agent(
@@ -215,12 +225,18 @@ def played_returns(trained, played):
     bounds = (trained.min_return, trained.max_return, played.min_return, played.max_return)
     if not all(np.isfinite(bounds)) or trained.max_return <= trained.min_return:
         return None
+    return PlayedReturns(*bounds)
 
-    def mapped(estimates: np.ndarray) -> np.ndarray:
-        share = (estimates - trained.min_return) / (trained.max_return - trained.min_return)
-        return played.min_return + share * (played.max_return - played.min_return)
 
-    return mapped
+class PlayedReturns:
+    """The linear map of `played_returns`: [low, high] of the trained game onto [to_low, to_high]."""
+
+    def __init__(self, low: float, high: float, to_low: float, to_high: float):
+        self.low, self.high, self.to_low, self.to_high = low, high, to_low, to_high
+
+    def __call__(self, estimates: np.ndarray) -> np.ndarray:
+        share = (estimates - self.low) / (self.high - self.low)
+        return self.to_low + share * (self.to_high - self.to_low)
 
 
 class SearchActor:

@@ -4,6 +4,7 @@ face's opponents=; guided search from a run; errors and the time per decision re
 from __future__ import annotations
 
 import json
+import pickle
 
 import pytest
 
@@ -244,3 +245,45 @@ def test_guided_search_by_name_with_a_gumbel_root(runs, capsys):
     with pytest.raises(SystemExit):  # argparse's own refusal of a choice it does not list
         main([*args, "--search-root", "ucb"])
     assert "--search-root: invalid choice: 'ucb'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cooperative", [False, True])
+def test_a_guided_search_travels_by_value_and_plays_as_the_original(runs, cooperative):
+    """Evaluation workers receive their players pickled: a guided search (its guides, the teammates'
+    sampled model, the returns' map) must survive that and choose as it would have."""
+    from training.policy import load_policy
+    from training.search import PlayedReturns, guided_search
+
+    returns = PlayedReturns(-1.0, 1.0, 0.0, 1.0)
+    made = [
+        guided_search(
+            load_policy(runs["mlp"]),
+            SearchBudget(simulations=12),
+            seed=5,
+            cooperative=cooperative,
+            returns=returns,
+        )
+        for _ in "ab"
+    ]
+    copy = pickle.loads(pickle.dumps(made[1]))
+    game = game_info(TOY, {}).new_game(seed=2)
+    while not game.is_terminal():
+        seat = game.current_player()
+        move = made[0].act(game, seat)
+        assert copy.act(game, seat) == move
+        game.apply_action(move)
+
+
+def test_evaluate_a_guided_search_over_workers(runs, capsys):
+    argv = [
+        "evaluate",
+        f"search:{runs['mlp']}",
+        "--opponents",
+        "random",
+        "--games",
+        "4",
+        "--simulations",
+        "5",
+    ]
+    assert main([*argv, "--workers", "2"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]["vs_random"]["games"] == 4
