@@ -72,9 +72,8 @@ class PolicyGuide:
         state = None
         if self.net.uses_state:
             state = torch.from_numpy(np.stack([g.state_tensor() for g, _ in asked]).astype(np.float32))
-        estimates = (
-            self.net.values(obs, state).numpy().astype(float) / self.reward_scale
-        )  # (the critic alone)
+        # (the critic alone)
+        estimates = self.net.values(obs, state).numpy().astype(float) / self.reward_scale
         return estimates if self.returns is None else self.returns(estimates)
 
     def prior(self, game, player: int) -> np.ndarray:
