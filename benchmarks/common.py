@@ -82,3 +82,14 @@ def engine_random_play(spec, config: dict) -> Callable[[int], int]:
         return decisions
 
     return play
+
+
+def add_overrides_argument(parser, example: str) -> None:
+    """`--set KEY=VALUE ...`: config overrides applied to every run a training benchmark makes."""
+    parser.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"config overrides for every run, e.g. {example}",
+    )

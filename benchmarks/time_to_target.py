@@ -22,6 +22,8 @@ import json
 import tempfile
 import time
 
+from benchmarks.common import add_overrides_argument
+
 # config -> what every evaluation entry must show: (opponent, key, threshold); "team" keys read the
 # cooperative team's own result, "side/<team>" one side's win rate against that opponent
 TARGETS = {
@@ -121,13 +123,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--every", type=int, default=5, help="iterations between evaluations")
     parser.add_argument("--games", type=int, default=200, help="games per opponent and evaluation")
-    parser.add_argument(
-        "--set",
-        nargs="*",
-        default=[],
-        metavar="KEY=VALUE",
-        help="config overrides for every setup, e.g. device=cuda ppo.num_envs=240",
-    )
+    add_overrides_argument(parser, "device=cuda ppo.num_envs=240")
     args = parser.parse_args()
     for setup in args.setups:
         row = time_to_target(args.config, setup, args.seed, args.every, args.games, args.set)

@@ -42,6 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.common import add_overrides_argument
+
 CONFIGS = ("exposed", "exposed-4p", "expressions", "artifacts", "exposaurus")
 
 
@@ -262,13 +264,7 @@ def main() -> None:
     )
     parser.add_argument("--iterations", type=int, default=3, help="timed iterations per run")
     parser.add_argument("--repeats", type=int, default=3, help="fresh runs per figure (median)")
-    parser.add_argument(
-        "--set",
-        nargs="*",
-        default=[],
-        metavar="KEY=VALUE",
-        help="config overrides for every run, e.g. device=cpu (device=auto takes a GPU where there is one)",
-    )
+    add_overrides_argument(parser, "device=cpu (device=auto takes a GPU where there is one)")
     parser.add_argument(
         "--inference",
         action="store_true",

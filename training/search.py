@@ -8,6 +8,8 @@ policy, as a team that shares a known convention would."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
@@ -227,11 +229,14 @@ def played_returns(trained, played):
     return PlayedReturns(*bounds)
 
 
+@dataclass(frozen=True)
 class PlayedReturns:
     """The linear map of `played_returns`: [low, high] of the trained game onto [to_low, to_high]."""
 
-    def __init__(self, low: float, high: float, to_low: float, to_high: float):
-        self.low, self.high, self.to_low, self.to_high = low, high, to_low, to_high
+    low: float
+    high: float
+    to_low: float
+    to_high: float
 
     def __call__(self, estimates: np.ndarray) -> np.ndarray:
         share = (estimates - self.low) / (self.high - self.low)
