@@ -107,8 +107,12 @@ def write_atomically(path: Path, data: dict) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:  # Ctrl-C or a full disk mid-write: leave no partial file behind
+    except BaseException as exc:  # Ctrl-C or a full disk mid-write: leave no partial file behind
         tmp.unlink(missing_ok=True)
+        if isinstance(exc.__context__, KeyboardInterrupt):
+            # Ctrl-C inside torch.save: its zip writer, closed mid-record, raises its own error over the
+            # interrupt; the interrupt is what happened (the run saves and exits 130)
+            raise KeyboardInterrupt from None
         raise
     fsync_directory(path.parent)
 

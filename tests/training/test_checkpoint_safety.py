@@ -285,3 +285,24 @@ def test_ctrl_c_during_a_write_leaves_no_partial_file(good, tmp_path, monkeypatc
     with pytest.raises(KeyboardInterrupt):
         ckpt.write_atomically(tmp_path / "latest.pt", data)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_that_torch_save_masks_with_its_own_error_stays_an_interrupt(good, tmp_path, monkeypatch):
+    """Interrupted mid-record, torch's zip writer raises a RuntimeError while closing, over the
+    KeyboardInterrupt: the write reports the interrupt (so the CLI exits 130), and leaves no file."""
+    data = torch.load(good, weights_only=True)
+
+    def masked_save(obj, f):
+        f.write(b"PK\x03\x04 half a checkpoint")
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 64 vs 0")
+
+    monkeypatch.setattr(torch, "save", masked_save)
+    with pytest.raises(KeyboardInterrupt):
+        ckpt.write_atomically(tmp_path / "latest.pt", data)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(torch, "save", lambda obj, f: (_ for _ in ()).throw(RuntimeError("disk full")))
+    with pytest.raises(RuntimeError, match="disk full"):  # other errors pass through as they are
+        ckpt.write_atomically(tmp_path / "latest.pt", data)
