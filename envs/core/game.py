@@ -7,9 +7,12 @@ Gymnasium faces, the generic checks, benchmarks, training) works through this cl
 from __future__ import annotations
 
 import dataclasses
+import functools
+import operator
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -71,6 +74,35 @@ class GameType:
 
 _FIXED = frozenset(("_fixed", "_not_copied", "config"))  # shared by a copy, besides the definition
 _NOT_STATE = frozenset(("_mask_cache", "_max_decisions", "_recording", "_copied"))  # the base class's caches
+
+
+class _CopyPlan(NamedTuple):
+    """How `clone()` copies a game's state: its values read at once (`values`, one C call) and checked
+    against the kinds planned for, then each copied by the kind it had: immutable values shared (most
+    of a state: numbers, flags, tuples), arrays, flat lists, and the rest by `copy_value`."""
+
+    values: Callable[[dict], tuple]
+    kinds: tuple[type, ...]
+    arrays: tuple[str, ...]
+    lists: tuple[str, ...]
+    others: tuple[str, ...]  # (the generator among them: clone(rng) gives the copy another)
+
+    @classmethod
+    def of(cls, state: dict, names: tuple[str, ...]) -> _CopyPlan:
+        kinds = tuple(type(state[name]) for name in names)
+        by_kind = {np.ndarray: [], list: [], None: []}
+        for name, kind in zip(names, kinds):
+            if kind not in IMMUTABLE:
+                by_kind[kind if kind in by_kind else None].append(name)
+        values = operator.itemgetter(*names) if len(names) > 1 else functools.partial(_values, names)
+        return cls(values, kinds, *(tuple(by_kind[k]) for k in (np.ndarray, list, None)))
+
+
+def _values(names: tuple[str, ...], state: dict) -> tuple:
+    """These names' values as a tuple, for no name or one (where itemgetter gives no tuple)."""
+    return tuple(state[name] for name in names)
+
+
 _NO_DEFINITION = Definition()
 _NO_DEFINITION.freeze()
 
@@ -286,43 +318,48 @@ class Game(ABC):
         """An independent copy: every state value copied by its type (its own generator state
         included), the definition shared. A few microseconds: search copies a game per simulation.
         With `rng`, the copy draws its chance from that generator instead (a resampled world)."""
-        names = copied = self._copied_names()
+        plan = self._copy_plan()
         new = object.__new__(type(self))
         new.__dict__ = state = self.__dict__.copy()  # (a dict's own copy: faster than update())
+        values, kinds, arrays, lists, others = plan
+        if tuple(map(type, values(state))) != kinds:  # a value changed kind since: plan again
+            plan = self._copy_plan(again=True)
+            values, kinds, arrays, lists, others = plan
+        for name in arrays:
+            value = state[name]
+            if value.flags.writeable:  # (a read-only array is replaced whole when it changes)
+                state[name] = value.copy()
+        for name in lists:
+            value = state[name]
+            state[name] = value[:] if not value or type(value[0]) in IMMUTABLE else copy_value(value)
         if rng is not None:
             state["rng"] = rng
-            copied = [name for name in names if name != "rng"]
-        for name in copied:
-            value = state[name]
-            kind = type(value)
-            if kind in IMMUTABLE:  # shared (most state values are numbers, flags and tuples)
-                continue
-            if kind is list and (not value or type(value[0]) in IMMUTABLE):
-                state[name] = value[:]  # the commonest mutable ones, without a call
-            elif kind is np.ndarray:
-                state[name] = value.copy() if value.flags.writeable else value  # _copy_array, inline
-            else:
-                state[name] = copy_value(value)
-        for name in self.NOT_COPIED:
-            state.pop(name, None)
+            others = [name for name in others if name != "rng"]
+        for name in others:
+            state[name] = copy_value(state[name])
         state.pop("_recording", None)  # a copy is not the recorded game
         new._after_copy()
-        state["_copied"] = (len(state), names)  # the same names, counted for the copy's own attributes
+        state["_copied"] = (len(state), plan)  # the same plan, counted for the copy's own attributes
         return new
 
-    def _copied_names(self) -> tuple[str, ...]:
-        """The state's names, everything clone() copies: worked out again whenever the attributes change
-        in number (attributes are only ever added: caches made on first use), else kept with the game
-        and handed to its copies, which have the same names."""
+    def _copy_plan(self, again: bool = False) -> _CopyPlan:
+        """How clone() copies this state, made from the kinds of its values; kept with the game and
+        handed to its copies, which have the same names, and made again whenever the attributes
+        change in number (they are only ever added: caches made on first use) or a value its kind."""
         d = self.__dict__
         kept = d.get("_copied")
-        if kept is None or kept[0] != len(d):
+        if again or kept is None or kept[0] != len(d):
             d["_copied"] = None
-            kept = d["_copied"] = (len(d), tuple(d.keys() - self._not_copied))
+            kept = d["_copied"] = (len(d), _CopyPlan.of(d, tuple(d.keys() - self._not_copied)))
         return kept[1]
 
-    def _after_copy(self) -> None:  # noqa: B027 - optional hook
-        """Make again, on a fresh copy, what `NOT_COPIED` dropped and cannot wait for first use."""
+    def _after_copy(self) -> None:
+        """On a fresh copy, which still holds the original's values of `NOT_COPIED`: drop them (first
+        use makes them again); a game whose copy needs its own at once (views of its copied arrays)
+        binds them here instead."""
+        state = self.__dict__
+        for name in self.NOT_COPIED:
+            state.pop(name, None)
 
     def _derive(self) -> None:  # noqa: B027 - optional hook
         """Make the `DERIVED` caches from the state (after a position was loaded)."""

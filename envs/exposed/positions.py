@@ -35,6 +35,8 @@ from .hidden import HiddenRules
 from .items import _STEP_PLANS, ItemRules, ItemStep
 from .movement import MovementRules
 
+_SCRATCH = ("_obs_src", "_obs_cache")  # the observation's buffers: a copy makes its own on first use
+
 # each decision kind: its mask, the rule carrying the choice out, and what its arguments after the
 # deciding seat are
 DECISIONS = {
@@ -81,7 +83,7 @@ class PositionRules:
         )
     )
     # views of `_flags`, bound again to a copy's own (`_after_copy`); observation buffers, made on use
-    NOT_COPIED = frozenset((*FLAG_TABLES, "_obs_src", "_obs_cache"))
+    NOT_COPIED = frozenset((*FLAG_TABLES, *_SCRATCH))
 
     def _bind_flags(self) -> None:
         flags = self._flags
@@ -90,7 +92,10 @@ class PositionRules:
             d[name] = flags[part] if shape is None else flags[part].reshape(shape)
 
     def _after_copy(self) -> None:
-        self._bind_flags()
+        self._bind_flags()  # (over the original's views: nothing to drop first)
+        state = self.__dict__
+        for name in _SCRATCH:
+            state.pop(name, None)
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in self.NOT_COPIED}
@@ -119,7 +124,7 @@ class PositionRules:
         self.items_any = bool(self.last_seats.any() or self.last_items.any())
         self._stamp = 0
         self._undoable = (None, [])
-        for name in ("_obs_src", "_obs_cache"):
+        for name in _SCRATCH:
             self.__dict__.pop(name, None)
 
     def _wallets_now(self) -> int:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from envs.core import PositionError
-from envs.core.position import Definition, is_immutable
+from envs.core.position import IMMUTABLE, Definition, is_immutable
 
 from .helpers import random_playthrough, snapshot
 
@@ -92,6 +92,24 @@ def test_a_clone_shares_the_definition_and_nothing_that_changes(case):
             if isinstance(value, list) and value:  # clone reads a list's first item for its kind
                 kinds = {is_immutable(type(item)) for item in value}
                 assert len(kinds) == 1, f"state list {name!r} mixes mutable and immutable items"
+
+
+def test_a_clone_copies_a_value_by_its_kind_now_not_when_the_copy_was_planned(case):
+    """clone() plans once which values it shares (the immutable ones) and hands the plan on; a value
+    that has changed kind since (None, then a list) is copied all the same, and the reverse shared."""
+    spec, face, cfg = case
+    game = spec.new_game(np.random.default_rng(0), **cfg)
+    game.clone()  # the plan, made from the state as it is now
+    state = vars(game)
+    planned = [name for name in state if name not in game._not_copied]
+    shared = next(name for name in planned if type(state[name]) in IMMUTABLE)
+    copied = next(name for name in planned if type(state[name]) is list)
+    state[shared], state[copied] = [1, 2], None  # (the same number of attributes: the plan stays)
+    copy_ = game.clone()
+    assert vars(copy_)[shared] == [1, 2] and vars(copy_)[shared] is not state[shared]
+    assert vars(copy_)[copied] is None
+    state[shared].append(3)
+    assert vars(copy_)[shared] == [1, 2], "the copy shares a list the original changes"
 
 
 def test_the_definition_is_shared_by_every_game_of_a_configuration_and_frozen(case):
