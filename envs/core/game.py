@@ -85,14 +85,14 @@ class _CopyPlan(NamedTuple):
     kinds: tuple[type, ...]
     arrays: tuple[str, ...]
     lists: tuple[str, ...]
-    others: tuple[str, ...]  # (the generator among them: clone(rng) gives the copy another)
+    others: tuple[str, ...]  # (not the generator, `rng`: clone(rng) gives the copy another)
 
     @classmethod
     def of(cls, state: dict, names: tuple[str, ...]) -> _CopyPlan:
         kinds = tuple(type(state[name]) for name in names)
         by_kind = {np.ndarray: [], list: [], None: []}
         for name, kind in zip(names, kinds):
-            if kind not in IMMUTABLE:
+            if kind not in IMMUTABLE and name != "rng":
                 by_kind[kind if kind in by_kind else None].append(name)
         values = operator.itemgetter(*names) if len(names) > 1 else functools.partial(_values, names)
         return cls(values, kinds, *(tuple(by_kind[k]) for k in (np.ndarray, list, None)))
@@ -332,11 +332,9 @@ class Game(ABC):
         for name in lists:
             value = state[name]
             state[name] = value[:] if not value or type(value[0]) in IMMUTABLE else copy_value(value)
-        if rng is not None:
-            state["rng"] = rng
-            others = [name for name in others if name != "rng"]
         for name in others:
             state[name] = copy_value(state[name])
+        state["rng"] = copy_value(state["rng"]) if rng is None else rng  # (None stays None)
         state.pop("_recording", None)  # a copy is not the recorded game
         new._after_copy()
         state["_copied"] = (len(state), plan)  # the same plan, counted for the copy's own attributes
