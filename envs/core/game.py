@@ -343,7 +343,7 @@ class Game(ABC):
     def _copy_plan(self, again: bool = False) -> _CopyPlan:
         """How clone() copies this state, made from the kinds of its values; kept with the game and
         handed to its copies, which have the same names, and made again whenever the attributes
-        change in number (they are only ever added: caches made on first use) or a value its kind."""
+        change in number (they are only ever added: caches made on first use) or a value changes kind."""
         d = self.__dict__
         kept = d.get("_copied")
         if again or kept is None or kept[0] != len(d):
