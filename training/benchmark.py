@@ -123,9 +123,7 @@ def benchmark(name: str, agent, info, protocol: Protocol = PROTOCOL, workers=Non
     for i, (key, rival) in enumerate(rivals.items()):
         searching = is_search(key)
         games = protocol.search_games if searching else protocol.games
-        results[key] = match(
-            info, agent, rival, games, protocol.seed + i, workers=None if searching else workers
-        )
+        results[key] = match(info, agent, rival, games, protocol.seed + i, workers=workers)
     card["results"] = results
     if info.spec.extra.get("seat_roles") and info.spec.scripted_policy is not None:
         card["at_one_seat"] = at_one_seat(agent, info, protocol, protocol.seed + len(rivals), workers)

@@ -29,6 +29,7 @@ prior's favourite.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -95,20 +96,29 @@ def random_rollout(game: Game, player: int, rng: np.random.Generator) -> int:
     return int(legal[rng.integers(len(legal))])
 
 
-def policy_rollout(policy_for_seat: Callable[[int], Callable], name: str = "policy") -> Rollout:
+class PolicyRollout:
     """Rollouts played by observation policies, one per seat (`policy_for_seat(seat)`, made once), e.g.
     a game's scripted players: `policy(observation, action_mask) -> action`. `name` says whose play it
-    is in a search's settings."""
-    policies: dict[int, Callable] = {}
+    is in a search's settings. A class, not a closure, so that a search holding it travels to worker
+    processes by value (`evaluate --workers`): the seats' policies are made again there, on first use."""
 
-    def rollout(game: Game, player: int, rng: np.random.Generator) -> int:
-        policy = policies.get(player)
+    def __init__(self, policy_for_seat: Callable[[int], Callable], name: str = "policy"):
+        self.policy_for_seat = policy_for_seat
+        self.__name__ = name
+        self.policies: dict[int, Callable] = {}
+
+    def __call__(self, game: Game, player: int, rng: np.random.Generator) -> int:
+        policy = self.policies.get(player)
         if policy is None:
-            policy = policies[player] = policy_for_seat(player)
+            policy = self.policies[player] = self.policy_for_seat(player)
         return int(policy(game.observation(player), game.legal_action_mask()))
 
-    rollout.__name__ = name
-    return rollout
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "policies": {}}
+
+
+def _scripted_player(spec, config, seat: int) -> Callable:
+    return spec.scripted_policy(config, seat)
 
 
 ROLLOUTS = ("scripted", "random")
@@ -131,7 +141,7 @@ def unguided_search(
     budget = budget or SearchBudget(simulations=spec.search.simulations)
     if spec.scripted_policy is None:
         return Search(budget, seed=seed, name="search")
-    scripted = policy_rollout(lambda seat: spec.scripted_policy(config, seat), name="scripted")
+    scripted = PolicyRollout(functools.partial(_scripted_player, spec, config), name="scripted")
     # a cooperative team (one team, identical returns) searches assuming teammates play the scripted
     # convention, as a team that agreed on it would; otherwise the others are searched like oneself
     cooperative = spec.game_class(config, np.random.default_rng(0)).game_type().utility == "identical"

@@ -3,10 +3,12 @@ it finds the winning move where one exists; its budget and errors."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
-from envs.core.search import Search, SearchBudget, halving_schedule
+from envs.core.search import Search, SearchBudget, halving_schedule, unguided_search
 from tests.training.toy_game import SPEC as NIM
 
 from .helpers import random_playthrough
@@ -34,6 +36,25 @@ def test_search_decides_from_the_seats_information_alone(case):
         legal = np.flatnonzero(game.legal_action_mask())
         game.apply_action(int(legal[rng.integers(len(legal))]))
         steps += 1
+    assert checked > 0
+
+
+def test_the_unguided_search_travels_by_value_and_plays_as_the_original(case):
+    """Evaluation workers receive their players pickled: a game's unguided search (its scripted
+    rollouts, and for a team its teammates' model) must survive that and choose as it would have."""
+    spec, _, cfg = case
+    game = spec.new_game(np.random.default_rng(6), **cfg)
+    budget = SearchBudget(simulations=6)
+    original = unguided_search(spec, game.config, budget=budget, seed=2)
+    copy = pickle.loads(pickle.dumps(unguided_search(spec, game.config, budget=budget, seed=2)))
+    rng, checked = np.random.default_rng(1), 0
+    while checked < 3 and not (game.is_terminal() or game.is_truncated()):
+        seat = game.current_player()
+        if game.legal_action_mask().sum() > 1:
+            assert copy.act(game, seat) == original.act(game, seat)
+            checked += 1
+        legal = np.flatnonzero(game.legal_action_mask())
+        game.apply_action(int(legal[rng.integers(len(legal))]))
     assert checked > 0
 
 
