@@ -74,8 +74,7 @@ class PolicyGuide:
         state = None
         if self.net.uses_state:
             state = torch.from_numpy(np.stack([g.state_tensor() for g, _ in asked]).astype(np.float32))
-        # (the critic alone)
-        estimates = self.net.values(obs, state).numpy().astype(float) / self.reward_scale
+        estimates = self.net.values(obs, state).numpy().astype(float) / self.reward_scale  # the critic alone
         return estimates if self.returns is None else self.returns(estimates)
 
     def prior(self, game, player: int) -> np.ndarray:

@@ -118,6 +118,8 @@ class PolicyRollout:
 
 
 def _scripted_player(spec, config, seat: int) -> Callable:
+    """The game's scripted player for a seat, reached through the spec (which pickles by name: its
+    scripted_policy may be a lambda)."""
     return spec.scripted_policy(config, seat)
 
 
