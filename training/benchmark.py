@@ -214,7 +214,9 @@ def markdown(card: dict) -> str:
         "",
     ]
     if card.get("agent_settings"):
-        said = ", ".join(f"{k} {v}" for k, v in card["agent_settings"].items() if v is not None)
+        # in name order, as the card's JSON stores them (write_card sorts keys): the page is the same
+        # whether it is written from the card just played or from its file
+        said = ", ".join(f"{k} {v}" for k, v in sorted(card["agent_settings"].items()) if v is not None)
         lines += [f"The agent's own settings: {said}.", ""]
     if "results" in card:
         lines += [

@@ -152,9 +152,13 @@ def test_a_search_agents_card_records_its_own_budget_and_two_budgets_are_two_fil
         (7, None, 1, False),
     ]
     assert settings[0]["rollout"] == info.spec.search.rollout  # the game's declared rollout, by name
-    assert "The agent's own settings: simulations 3, batch 1," in markdown(cards[0])
+    said = markdown(cards[0]).split("The agent's own settings: ")[1].split(".\n")[0]
+    assert said.startswith("batch 1, exploration") and said.endswith("simulations 3")  # in name order
     names = sorted(p.name for p in tmp_path.glob("*.json"))
     assert names == ["toy_nim--search-simulations3.json", "toy_nim--search-simulations7.json"]
+    for name in names:  # each page as its stored JSON renders it (the JSON's keys are sorted)
+        stored = json.loads((tmp_path / name).read_text())
+        assert (tmp_path / name).with_suffix(".md").read_text() == markdown(stored)
     assert "agent_settings" not in benchmark("scripted", "scripted", info, small)  # a policy has none
     assert "| search (simulations 7) |" in leaderboard(tmp_path)
 
