@@ -280,8 +280,11 @@ class ExpertConfig:
     rounds: int = 4  # rounds whose positions the distillation keeps
     epochs: int = 1  # passes over the kept positions after each update
     minibatch: int = 256
-    # the distillation's own Adam step size (not annealed with ppo.lr; its moments apart from PPO's)
+    # the distillation's own Adam step size (its moments apart from PPO's)
     lr: float = 3e-4
+    # anneal the distillation's step with PPO's: expert.lr x the share of total_steps left (as ppo.lr
+    # with ppo.anneal_lr), so late rounds do not outweigh the updates; false = expert.lr throughout
+    anneal_lr: bool = False
     value_coef: float = 0.5  # the critic's share of the distillation loss
     # the policy's target at each searched decision: the root's visit distribution ("visits") or
     # Gumbel MuZero's improved policy from the root's values ("completed_q", training/expert.py)

@@ -207,6 +207,7 @@ class Teacher:
         self.last: dict[str, float] = {}
         self.optimizer: torch.optim.Optimizer | None = None  # made on first use, over the net's weights
         self._pending: dict | None = None  # a resumed optimizer state, loaded when it is made
+        self.step_share = 1.0  # the share of expert.lr the distillation steps at (the trainer anneals it)
 
     def due(self, iteration: int, decisions: int, total_steps: int) -> bool:
         c = self.cfg
@@ -237,7 +238,9 @@ class Teacher:
             return {}
         if self._kept is None:  # (joined once per new round, not once per update)
             self._kept = Lessons.join(list(self.rounds)) if len(self.rounds) > 1 else self.rounds[0]
-        return distil(net, self.optimizer_for(net), self._kept, self.cfg, self.reward_scale, rng) | self.last
+        optimizer = self.optimizer_for(net)
+        stats = distil(net, optimizer, self._kept, self.cfg, self.reward_scale, rng)
+        return stats | self.last | {"expert/lr": optimizer.param_groups[0]["lr"]}
 
     def optimizer_for(self, net) -> torch.optim.Optimizer:
         if self.optimizer is None:
@@ -245,6 +248,8 @@ class Teacher:
             if self._pending is not None:
                 self.optimizer.load_state_dict(self._pending)
                 self._pending = None
+        for group in self.optimizer.param_groups:  # (after a resumed state, which carries its own lr)
+            group["lr"] = self.cfg.lr * self.step_share
         return self.optimizer
 
     def state_dict(self) -> dict:

@@ -130,11 +130,15 @@ class NativePPO(Backend):
         return stats | self._game_stats()
 
     def _anneal_lr(self) -> None:
+        """PPO's step (ppo.anneal_lr) and the distillation's (expert.anneal_lr): each its base rate
+        times the share of total_steps left."""
+        left = max(1.0 - self.runner.decisions / self.config.total_steps, 0.0)
         p = self.config.ppo
         if p.anneal_lr:
-            frac = 1.0 - self.runner.decisions / self.config.total_steps
             for group in self.optimizer.param_groups:
-                group["lr"] = p.lr * max(frac, 0.0)
+                group["lr"] = p.lr * left
+        if self.expert is not None and self.config.expert.anneal_lr:
+            self.expert.step_share = left
 
     def _teacher_coef(self) -> float:
         """teacher.coef, falling linearly to 0 at teacher.until of total_steps."""

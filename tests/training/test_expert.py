@@ -237,6 +237,23 @@ def test_a_run_with_expert_iteration_logs_its_rounds_and_resumes(tmp_path):
     assert again.backend.expert.played == again.iteration
 
 
+def test_the_distillation_step_anneals_with_ppo_s_only_when_asked(tmp_path):
+    steps = ("expert.lr=2e-4", "total_steps=1024")
+    fixed = Trainer(tiny_config(tmp_path / "fixed", *EXPERT_RUN, *steps), log=False).backend
+    annealed = Trainer(
+        tiny_config(tmp_path / "ann", *EXPERT_RUN, *steps, "expert.anneal_lr=true"), log=False
+    ).backend
+    for backend in (fixed, annealed):
+        backend.iterate()
+    left = 1.0 - annealed.decisions / 1024  # the share of total_steps left when the second update starts
+    assert 0 < left < 1
+    for backend in (fixed, annealed):
+        backend.iterate()
+    assert fixed.expert.optimizer.param_groups[0]["lr"] == pytest.approx(2e-4)
+    assert annealed.expert.optimizer.param_groups[0]["lr"] == pytest.approx(2e-4 * left)
+    assert annealed.optimizer.param_groups[0]["lr"] == pytest.approx(annealed.config.ppo.lr * left)
+
+
 def test_the_same_seed_gives_the_same_expert_run(tmp_path):
     weights = []
     for name in ("a", "b"):
