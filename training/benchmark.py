@@ -375,7 +375,8 @@ def protocol_cell(card: dict) -> str:
 
 
 def leaderboard(folder: str | Path) -> str:
-    """The leaderboard page from the cards (*.json) in `folder`: one table per game, best first."""
+    """The leaderboard page from the cards (*.json) in `folder`: one table per game, rows by the win rate
+    against the scripted players (each card's Elo is on its own round robin's scale)."""
     cards = [json.loads(p.read_text()) for p in sorted(Path(folder).glob("*.json"))]
     lines = [
         "# Leaderboard",
@@ -385,6 +386,11 @@ def leaderboard(folder: str | Path) -> str:
         "under the benchmark protocol (`training/benchmark.py`); every number has its 95% interval on the",
         "card. Add yours: `python -m training benchmark RUN --out benchmarks/cards`, then regenerate this page,",
         "and give the command that trained the agent.",
+        "",
+        "Rows are ordered by the win rate against the scripted players. The Elo column is each card's own:",
+        "it rates the players of that card's games (random = 0), so ratings from two cards are not on one",
+        "scale (the scripted player, rated against weaker opponents on its own card, can stand above an",
+        "agent that beats it); compare agents by the win-rate columns.",
         "",
     ]
 
@@ -399,10 +405,11 @@ def leaderboard(folder: str | Path) -> str:
             seated = any("at_one_seat" in c for c in mine)  # a game with roles: the agent at one seat too
             extra = " at one seat among scripted |" if seated else ""
             lines += [
-                f"| agent | protocol | vs random | vs scripted | vs reference | vs search | vs guided search |{extra} Elo |",
+                f"| agent | protocol | vs random | vs scripted | vs reference | vs search | vs guided search |{extra}"
+                " Elo (its card) |",
                 "|---|---|---|---|---|---|---|---|" + ("---|" if seated else ""),
             ]
-            mine.sort(key=lambda c: -c["rating"]["elo"].get(c["agent"], 0))
+            mine.sort(key=lambda c: -c["results"]["scripted"]["win_rate"])
             for c in mine:
                 cells = [leaderboard_cell(c["results"], column) for column in COLUMNS]
                 if seated:

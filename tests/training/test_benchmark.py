@@ -199,6 +199,18 @@ def test_the_leaderboard_lists_each_game_best_first(tmp_path):
     assert main(["leaderboard", str(tmp_path)]) == 0
 
 
+def test_the_repository_s_leaderboard_orders_each_table_by_the_win_rate_against_scripted():
+    # (not by Elo: each card's Elo is on the scale of its own round robin)
+    page = leaderboard(Path(__file__).parents[2] / "benchmarks" / "cards")
+    tables = [block for block in page.split("\n## ")[1:] if "| vs scripted |" in block]
+    assert tables
+    for block in tables:
+        header, _, *rows = [line for line in block.splitlines() if line.startswith("|")]
+        column = [cell.strip() for cell in header.split("|")].index("vs scripted")
+        rates = [float(row.split("|")[column]) for row in rows]
+        assert len(rates) > 1 and rates == sorted(rates, reverse=True)
+
+
 def test_the_shipped_leaderboard_is_built_from_the_shipped_cards(capsys):
     cards = ROOT / "benchmarks" / "cards"
     assert main(["leaderboard", str(cards)]) == 0
@@ -276,5 +288,5 @@ def test_a_card_of_a_game_with_roles_gives_the_agent_at_one_seat_by_the_role_dea
     assert "at_one_seat" not in benchmark("scripted", "scripted", game_info(TOY, {}), SMALL)  # no roles
     write_card(card, tmp_path)
     page = leaderboard(tmp_path)
-    assert "| vs guided search | at one seat among scripted | Elo |" in page
+    assert "| vs guided search | at one seat among scripted | Elo (its card) |" in page
     assert f" | {one['win_rate']:.3f} | {card['rating']['elo']['scripted']:+.0f} |" in page
