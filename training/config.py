@@ -261,7 +261,7 @@ class TeacherConfig:
             check_number(f"teacher.{name}", getattr(self, name), 0, 1, low_open=True)
 
 
-EXPERT_TARGETS = ("visits", "completed_q")
+EXPERT_TARGETS = ("visits", "completed_q", "kl")
 
 
 @dataclass
@@ -286,9 +286,11 @@ class ExpertConfig:
     # with ppo.anneal_lr), so late rounds do not outweigh the updates; false = expert.lr throughout
     anneal_lr: bool = False
     value_coef: float = 0.5  # the critic's share of the distillation loss
-    # the policy's target at each searched decision: the root's visit distribution ("visits") or
-    # Gumbel MuZero's improved policy from the root's values ("completed_q", training/expert.py)
+    # the policy's target at each searched decision: the root's visit distribution ("visits"),
+    # Gumbel MuZero's improved policy from the root's values ("completed_q"), or the prior moved
+    # towards the root's values by at most expert.kl nats ("kl", MPO's step; training/expert.py)
     target: str = "visits"
+    kl: float = 0.05  # target=kl: KL(target || prior) at each searched decision
     # how the search chooses at its root: PUCT ("puct") or Gumbel MuZero's sequential halving over
     # actions sampled from the policy ("gumbel", envs/core/search.py), whose improved policy is
     # completed_q's
@@ -308,10 +310,12 @@ class ExpertConfig:
         check_number("expert.temperature", self.temperature, 0, 10, meaning=" (0 = the most likely action)")
         _choice("expert.target", self.target, EXPERT_TARGETS)
         _choice("expert.root", self.root, ROOTS)
-        if self.root == "gumbel" and self.target != "completed_q":
+        check_number("expert.kl", self.kl, 0, 10, low_open=True)
+        if self.root == "gumbel" and self.target == "visits":
             raise ConfigError(
-                "expert.root=gumbel needs expert.target=completed_q: sequential halving shares the visits "
-                "out by its own schedule, so they are no policy to learn (its improved policy is completed_q's)"
+                "expert.root=gumbel needs expert.target=completed_q or kl: sequential halving shares the "
+                "visits out by its own schedule, so they are no policy to learn (its improved policy is "
+                "completed_q's)"
             )
 
 

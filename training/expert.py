@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from envs.core.search import Search, SearchBudget, completed_values, sigma
+from envs.core.search import Search, SearchBudget, completed_returns, completed_values, sigma
 from envs.core.workers import split, stream
 
 from .games import final_outcomes
@@ -105,7 +105,7 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
     # the root values' resamples (completed_q) from a stream of their own: the games, searches and
     # moves of a round are the same whatever its target
     resample = (
-        np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0]) if cfg.target == "completed_q" else None
+        np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0]) if cfg.target != "visits" else None
     )
     scripted_share = cfg.scripted if not info.cooperative and info.spec.scripted_policy is not None else 0.0
     obs, states, masks, targets = _SparseRecorder(), _SparseRecorder(), _DenseRecorder(bool), []
@@ -128,7 +128,7 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
                 continue
             action = search.act(game, seat)
             if mask.sum() > 1:  # a forced move teaches nothing
-                targets.append(root_target(search, game, seat, mask, resample))
+                targets.append(root_target(search, game, seat, mask, resample, cfg))
                 obs.append(game.observation(seat))
                 masks.append(mask)
                 if uses_state:
@@ -155,9 +155,9 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
     )
 
 
-def root_target(search: Search, game, seat: int, mask: np.ndarray, resample) -> np.ndarray:
+def root_target(search: Search, game, seat: int, mask: np.ndarray, resample, cfg) -> np.ndarray:
     """The policy's target at the decision just searched: the root's visit distribution, or with a
-    `resample` generator (expert.target=completed_q) the improved policy of the root's values."""
+    `resample` generator (expert.target completed_q or kl) a policy improved by the root's values."""
     visits = np.zeros(len(mask), np.float32)
     visits[list(search.last_visits)] = list(search.last_visits.values())
     if resample is None:
@@ -165,7 +165,44 @@ def root_target(search: Search, game, seat: int, mask: np.ndarray, resample) -> 
     values = np.zeros(len(mask))
     values[list(search.last_values)] = list(search.last_values.values())
     root = search.root_value(game, seat, resample)
+    if cfg.target == "kl":
+        returns = completed_returns(search.last_prior, visits, values, root, mask)
+        return kl_step_policy(search.last_prior, returns, mask, cfg.kl).astype(np.float32)
     return completed_q_policy(search.last_prior, visits, values, root, mask).astype(np.float32)
+
+
+def kl_step_policy(prior: np.ndarray, returns: np.ndarray, mask: np.ndarray, kl: float) -> np.ndarray:
+    """The prior moved towards the actions of higher searched returns by `kl` nats (MPO's E-step,
+    Abdolmaleki et al. 2018): prior x exp(Q / eta), eta set so KL(target || prior) = kl (or the
+    prior's best-valued actions alone where even they are nearer). Unlike completed_q's, whose values
+    are stretched so the best action found always gains the whole sigma, each round moves the policy
+    a bounded step however small or noisy the differences are, and a position whose actions all
+    value the same is not moved at all."""
+    legal = mask.astype(bool) & (prior > 0)
+    p = np.where(legal, prior, 0.0)
+    p = p / p.sum()
+    q = np.where(legal, returns - returns[legal].max(), 0.0)
+
+    def moved(eta: float) -> tuple[np.ndarray, float]:
+        weights = np.where(legal, p * np.exp(q / eta), 0.0)
+        target = weights / weights.sum()
+        inside = target > 0
+        return target, float((target[inside] * np.log(target[inside] / p[inside])).sum())
+
+    if np.ptp(q[legal]) < 1e-9:
+        return p
+    low, high = np.log(1e-6), np.log(1e6)  # log eta: KL falls as eta grows
+    target, divergence = moved(np.exp(low))
+    if divergence <= kl:
+        return target
+    for _ in range(60):
+        middle = 0.5 * (low + high)
+        target, divergence = moved(np.exp(middle))
+        if divergence > kl:
+            low = middle
+        else:
+            high = middle
+    return moved(np.exp(high))[0]
 
 
 def completed_q_policy(

@@ -173,7 +173,16 @@ def completed_values(
     values (the paper's appendix D). The stretch makes the best action found gain the whole sigma,
     whatever the spread of returns."""
     legal = mask.astype(bool)
-    probs = np.where(legal, prior, 0.0)
+    completed = completed_returns(prior, visits, values, root_value, mask)
+    low, high = completed[legal].min(), completed[legal].max()
+    return (completed - low) / max(high - low, 1e-8)
+
+
+def completed_returns(
+    prior: np.ndarray, visits: np.ndarray, values: np.ndarray, root_value: float, mask: np.ndarray
+) -> np.ndarray:
+    """The completed Q of `completed_values` before its stretch, in the game's returns."""
+    probs = np.where(mask.astype(bool), prior, 0.0)
     tried = visits > 0
     weight = probs[tried].sum()
     v_mix = root_value
@@ -181,9 +190,7 @@ def completed_values(
         v_mix = (root_value + visits.sum() * (probs[tried] * values[tried]).sum() / weight) / (
             1 + visits.sum()
         )
-    completed = np.where(tried, values, v_mix)
-    low, high = completed[legal].min(), completed[legal].max()
-    return (completed - low) / max(high - low, 1e-8)
+    return np.where(tried, values, v_mix)
 
 
 def sigma(completed: np.ndarray, visits: np.ndarray) -> np.ndarray:

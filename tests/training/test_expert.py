@@ -10,7 +10,7 @@ import torch
 from envs.core import ConfigError
 from envs.core.search import C_SCALE, C_VISIT, Search, SearchBudget
 from training.config import ExpertConfig, NetConfig
-from training.expert import Lessons, completed_q_policy, distil, play_round, targets
+from training.expert import Lessons, completed_q_policy, distil, kl_step_policy, play_round, targets
 from training.games import game_info
 from training.nets import PolicyNet
 from training.policy import Policy
@@ -144,6 +144,58 @@ def test_the_completed_q_policy_is_the_prior_where_values_agree_and_moves_toward
     assert improved @ completed > prior @ completed
 
 
+def _kl(target: np.ndarray, prior: np.ndarray) -> float:
+    inside = target > 0
+    return float((target[inside] * np.log(target[inside] / prior[inside])).sum())
+
+
+def test_the_kl_step_moves_the_prior_towards_higher_returns_by_the_kl_asked():
+    prior = np.array([0.4, 0.3, 0.2, 0.1, 0.0])
+    mask = np.array([True, True, True, True, False])
+    returns = np.array([0.0, 0.1, 0.5, 0.2, 9.0])  # the illegal action's return is never read
+    for kl in (0.01, 0.1, 1.0):
+        target = kl_step_policy(prior, returns, mask, kl)
+        assert target[4] == 0.0 and np.isclose(target.sum(), 1.0)
+        assert _kl(target, prior) == pytest.approx(kl, rel=1e-6)
+        assert target[:4] @ returns[:4] > prior[:4] @ returns[:4]  # policy improvement
+        ratios = target[:4] / prior[:4]
+        assert (np.argsort(ratios) == np.argsort(returns[:4])).all()  # moved in the returns' order
+    # nearer than the kl asked even at its sharpest: the best-valued action alone
+    np.testing.assert_allclose(kl_step_policy(prior, returns, mask, 5.0), [0, 0, 1, 0, 0])
+    # values that agree move nothing, however they are scaled
+    np.testing.assert_allclose(kl_step_policy(prior, np.full(5, 0.3), mask, 0.1), prior)
+    # the step depends on the returns' differences, not on their offset
+    np.testing.assert_allclose(
+        kl_step_policy(prior, returns + 7.0, mask, 0.1), kl_step_policy(prior, returns, mask, 0.1)
+    )
+
+
+def test_kl_targets_stay_within_their_step_of_the_prior_and_teach_the_winning_moves():
+    info = game_info(TOY, {})
+    visits = _round(info, _net(info), simulations=16)
+    moved = _round(info, _net(info), simulations=16, target="kl", kl=0.5)
+    np.testing.assert_array_equal(visits.mask, moved.mask)  # the same games and searches
+    np.testing.assert_allclose(moved.target.sum(1), 1.0, rtol=1e-6)
+    assert not (moved.target[~moved.mask] > 0).any(), "target mass on an illegal action"
+    with torch.no_grad():
+        prior = (
+            Policy(_net(info))
+            .net.evaluate_flat(
+                torch.from_numpy(moved.obs[np.arange(len(moved))]), torch.from_numpy(moved.mask), None
+            )[0]
+            .softmax(-1)
+            .numpy()
+        )
+    assert max(_kl(t, p) for t, p in zip(moved.target, prior)) <= 0.5 + 1e-4
+    piles = _piles(moved)
+    winning = np.flatnonzero((piles % PERIOD != 0) & (piles <= 7))
+    assert len(winning) >= 10
+    move = piles[winning] % PERIOD - 1
+    assert moved.target[winning, move].mean() > prior[winning, move].mean() + 0.1
+    with pytest.raises(ConfigError, match="expert.kl"):
+        ExpertConfig(kl=0.0).validate()
+
+
 def test_completed_q_targets_teach_the_winning_moves_more_than_the_visits_of_the_same_searches():
     """At 16 simulations the visits stay near the untrained prior; the searched returns do not."""
     info = game_info(TOY, {})
@@ -174,7 +226,7 @@ def test_a_gumbel_root_teaches_the_winning_moves_at_a_small_budget():
         assert len(winning) >= 10
         rows.append(lessons.target[winning, piles[winning] % PERIOD - 1].mean())
     assert rows[0] >= 0.9 and rows[0] > rows[1] + 0.2
-    with pytest.raises(ConfigError, match="expert.root=gumbel needs expert.target=completed_q"):
+    with pytest.raises(ConfigError, match="expert.root=gumbel needs expert.target=completed_q or kl"):
         ExpertConfig(games=4, root="gumbel").validate()
     with pytest.raises(ConfigError, match="expert.root"):
         ExpertConfig(games=4, root="ucb").validate()
