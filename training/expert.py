@@ -102,7 +102,7 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
     """`games` games of a round, each searched decision recorded (`Lessons`)."""
     rng = np.random.default_rng(seed)
     search = searcher(info, policy, cfg, reward_scale, rng.integers(2**63))
-    # the root values' resamples (completed_q) from a stream of their own: the games, searches and
+    # the root values' resamples (completed_q, kl) from a stream of their own: the games, searches and
     # moves of a round are the same whatever its target
     resample = (
         np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0]) if cfg.target != "visits" else None
