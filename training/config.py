@@ -83,6 +83,10 @@ class NetConfig:
     # dot product joins the cell's logit. A match (this edge against that neighbour's, this kind
     # beside that one) is a product of two inputs, which a dot product states directly
     cell_keys: int = 0
+    # with cells: a cell's numbers also hold every seat's grid of the same size at that cell, seats in
+    # relative order (Exposed's candidates and identities: which player may stand on the cell a Steal
+    # or an Expose names), beside the table's
+    cell_seats: bool = False
     # the logits of an action block of seats (Artifacts' votes and accusations: relative seat x depth)
     # also come from each seat's own numbers (every observation piece led by a seat axis) beside the
     # trunk's features, with the same weights for every seat: what makes a player worth accusing is the
@@ -109,6 +113,8 @@ class NetConfig:
             check_count(f"net.{name}", getattr(self, name))
         if self.cell_keys < 0 or (self.cell_keys and not self.cells):
             raise ConfigError(f"net.cell_keys must be >= 0 and needs net.cells=true, got {self.cell_keys}")
+        if self.cell_seats and not self.cells:
+            raise ConfigError("net.cell_seats=true adds to the cell heads: it needs net.cells=true")
         if self.cells and self.kind != "layout":
             raise ConfigError(
                 f"net.cells=true reads the layout encoder's grids: it needs net.kind=layout, got {self.kind!r}"

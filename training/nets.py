@@ -175,6 +175,7 @@ class Grid(nn.Module):
         self.out = nn.Linear(rows * cols * channels, 2 * size)
         self.out_size = 2 * size
         self.channels = channels
+        self.seats = int(index.shape[0]) if index.ndim == 4 else 0  # 0: the table's grid
         # the acting seat's grid alone (seat 0 of a grid read per seat), for actions on its cells
         self.own = GroupReader(index.reshape((-1, rows, cols, c))[0])
 
@@ -190,6 +191,18 @@ class Grid(nn.Module):
         rows, cols]."""
         x = self.own(obs).permute(0, 3, 1, 2)
         return torch.cat([x, self.conv(x)], 1)
+
+    def seat_cells(self, obs: torch.Tensor) -> torch.Tensor:
+        """A grid read per seat: [B, obs] -> every seat's grid and its convolution features per cell,
+        seats in relative order, [B, seats * (c + channels), rows, cols]."""
+        rows, cols = self.grid[0], self.grid[1]
+        x = self.read(obs).reshape(-1, rows, cols, self.grid[2]).permute(0, 3, 1, 2)
+        return torch.cat([x, self.conv(x)], 1).reshape(obs.shape[0], -1, rows, cols)
+
+    @property
+    def cell_width(self) -> int:
+        """Numbers per cell that cells() (or seat_cells(), per seat) gives."""
+        return self.grid[2] + self.channels
 
 
 class Flat(nn.Module):
@@ -251,6 +264,11 @@ class LayoutEncoder(nn.Module):
         self.scopes = nn.ModuleList(scopes)
         self.out_size = sum(s.out_size for s in scopes)
 
+    def seat_grids(self, rows: int, cols: int) -> list[Grid]:
+        """The grids read per seat with `rows` x `cols` cells (net.cell_seats: what a cell is to each player)."""
+        grids = {id(g): g for g in self._grids.values() if g.seats and g.grid[:2] == [rows, cols]}
+        return list(grids.values())
+
     def grid_of(self, piece: str) -> Grid:
         """The Grid module that reads observation piece `piece` (ValueError if no grid reads it)."""
         if piece not in self._grids:
@@ -267,40 +285,69 @@ class LayoutEncoder(nn.Module):
 
 
 class CellHead(nn.Module):
-    """The logits of one action block laid over a grid's cells (action start + (row * cols + col) *
-    depth + k), added to the block's logits from the ordinary head. The acting seat's grid, as it is
-    and through the encoder's own convolutions, beside the trunk's features (what is in hand, the
+    """The logits of the action blocks laid over one grid's cells (a block's action start + (row * cols +
+    col) * depth + k), added to the blocks' logits from the ordinary head. The acting seat's grid, as it
+    is and through the encoder's own convolutions, beside the trunk's features (what is in hand, the
     phase) at every cell, goes through a 3x3 convolution (a cell and its neighbours, as they are: what
-    a placement must match) and a 1x1 convolution -> `depth` logits per cell. With `keys` (net.cell_keys)
-    each cell's keys (a 3x3 convolution of the same cell features) dotted with a query per k (from the
-    trunk's features) join the k-th logit: a match of two inputs is their product."""
+    a placement must match) and a 1x1 convolution -> each block's `depth` logits per cell (the blocks
+    on one grid share the 3x3 convolution: a cell is read once). With `keys` (net.cell_keys) each
+    cell's keys (a 3x3 convolution of the same cell features) dotted with a query per k (from the
+    trunk's features) join the k-th logit: a match of two inputs is their product. With `seat_grids`
+    (net.cell_seats) a cell's numbers also hold each seat's grids of the same size at that cell (what
+    each player knows of it or may be standing on), seats in relative order."""
 
-    def __init__(self, grid: Grid, start: int, depth: int, features: int, size: int, keys: int = 0):
+    def __init__(
+        self,
+        grid: Grid,
+        blocks: list[tuple[int, int]],
+        features: int,
+        size: int,
+        keys: int = 0,
+        seat_grids: list[Grid] | None = None,
+    ):
+        """`blocks`: (start, depth) of each action block on this grid."""
         super().__init__()
         self.grid = grid
+        self.seat_grids = nn.ModuleList(seat_grids or [])
         rows, cols = grid.grid[0], grid.grid[1]
-        self.start, self.end, self.rows, self.cols = start, start + rows * cols * depth, rows, cols
+        self.rows, self.cols = rows, cols
+        # (start, end, depth) in action order; they must not overlap
+        self.blocks = sorted((start, start + rows * cols * depth, depth) for start, depth in blocks)
+        if not self.blocks or any(a[1] > b[0] for a, b in zip(self.blocks, self.blocks[1:])):
+            raise ValueError(
+                f"cell blocks (start, depth) {blocks} are empty or overlap on {rows}x{cols} cells"
+            )
+        self.start, self.end = self.blocks[0][0], self.blocks[-1][1]
+        self.depth = sum(depth for _, _, depth in self.blocks)  # logits per cell, every block's
+        width = grid.cell_width + sum(g.seats * g.cell_width for g in self.seat_grids)
         self.context = nn.Linear(features, size)
-        self.hidden = nn.Conv2d(grid.grid[2] + grid.channels + size, size, 3, padding=1)
-        self.out = nn.Conv2d(size, depth, 1)
+        self.hidden = nn.Conv2d(width + size, size, 3, padding=1)
+        self.out = nn.Conv2d(size, self.depth, 1)
         # net.cell_keys: keys per cell (linear in the cell and its neighbours), a query per action k
-        self.keys = nn.Conv2d(grid.grid[2] + grid.channels, keys, 3, padding=1) if keys else None
-        self.query = nn.Linear(features, keys * depth) if keys else None
-        self.depth = depth
+        self.keys = nn.Conv2d(width, keys, 3, padding=1) if keys else None
+        self.query = nn.Linear(features, keys * self.depth) if keys else None
 
     def forward(self, obs: torch.Tensor, features: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
-        """obs [N, obs_dim], features [N, F], logits [N, actions] -> logits with this block's added."""
-        cells = self.grid.cells(obs)
+        """obs [N, obs_dim], features [N, F], logits [N, actions] -> logits with the blocks' added."""
+        cells = [self.grid.cells(obs)]
+        for grid in self.seat_grids:
+            cells.append(grid.seat_cells(obs))
+        cells = torch.cat(cells, 1) if len(cells) > 1 else cells[0]
         context = torch.relu(self.context(features))[:, :, None, None].expand(-1, -1, self.rows, self.cols)
         h = torch.relu(self.hidden(torch.cat([cells, context], 1)))
         block = self.out(h)
         if self.keys is not None:  # [N, keys, rows, cols] . [N, keys, depth] -> [N, depth, rows, cols]
             query = self.query(features).reshape(obs.shape[0], -1, self.depth)
             block = block + torch.einsum("nkrc,nkd->ndrc", self.keys(cells), query)
-        block = block.permute(0, 2, 3, 1).reshape(obs.shape[0], -1)  # (row, col, k) order
-        return torch.cat(
-            [logits[:, : self.start], logits[:, self.start : self.end] + block, logits[:, self.end :]], 1
-        )
+        parts: list[torch.Tensor] = []
+        at, k = 0, 0
+        for start, end, depth in self.blocks:
+            mine = block[:, k : k + depth].permute(0, 2, 3, 1).reshape(obs.shape[0], -1)  # (row, col, k)
+            parts.append(logits[:, at:start])
+            parts.append(logits[:, start:end] + mine)
+            at, k = end, k + depth
+        parts.append(logits[:, at:])
+        return torch.cat(parts, 1)
 
 
 def seat_index(pieces: list, seats: int) -> np.ndarray:
@@ -468,13 +515,21 @@ class PolicyNet(nn.Module):
             raise ValueError("net.cells needs net.kind=layout (the cells are the layout encoder's grids)")
         if not self.shape.cell_blocks:
             raise ValueError("net.cells=true, but this game has no action block laid over a grid's cells")
-        heads = []
+        on_grid: dict[int, list] = {}  # the blocks on each Grid module (one head reads a grid once)
         for block in self.shape.cell_blocks:
             grid = self.trunk.encoder.grid_of(block.grid)
-            head = CellHead(grid, block.start, block.depth, features, c.embed, c.cell_keys)
-            if head.end > self.num_actions:
+            rows, cols = grid.grid[:2]
+            if block.start + rows * cols * block.depth > self.num_actions:
                 raise ValueError(f"the cell block {block.name!r} runs past the {self.num_actions} actions")
-            heads.append(head)
+            on_grid.setdefault(id(grid), [grid, []])[1].append((block.start, block.depth))
+        heads = []
+        for grid, blocks in on_grid.values():
+            seat_grids = self.trunk.encoder.seat_grids(*grid.grid[:2]) if c.cell_seats else []
+            if c.cell_seats and not seat_grids:
+                raise ValueError(
+                    "net.cell_seats=true, but no grid read per seat has the cells of the cell blocks"
+                )
+            heads.append(CellHead(grid, blocks, features, c.embed, c.cell_keys, seat_grids))
         return heads
 
     def _seat_heads(self, c, features: int) -> list[SeatHead]:

@@ -116,8 +116,10 @@ class DescribeRules:
                 self.num_edges,
                 "swap two orthogonally adjacent tiles (Move action, Soldier/Magician/Server moves)",
             ),
-            ("steal", self.OFF_STEAL, t, "Steal action (or the Mechanic's steal) from a cell"),
-            ("expose", self.OFF_EXPOSE, t, "Expose action on a cell"),
+            ActionGroup(
+                "steal", self.OFF_STEAL, t, "Steal action (or the Mechanic's steal) from a cell", cells="grid"
+            ),
+            ActionGroup("expose", self.OFF_EXPOSE, t, "Expose action on a cell", cells="grid"),
             ActionGroup(
                 "snitch",
                 self.OFF_SNITCH,
@@ -125,7 +127,9 @@ class DescribeRules:
                 "Snitch: show your card to the player at relative seat k (k >= 1)",
                 seats=True,
             ),
-            ("tile", self.OFF_CELL, t, "choose a cell (Snitch flip, item steps, Pilot swap)"),
+            ActionGroup(
+                "tile", self.OFF_CELL, t, "choose a cell (Snitch flip, item steps, Pilot swap)", cells="grid"
+            ),
             ("line", self.OFF_LINE, 2 * s, "choose a row (first) or a column (item steps, Dentist answer)"),
             ActionGroup(
                 "player", self.OFF_SEAT, n, "choose the player at relative seat k (item steps)", seats=True

@@ -39,7 +39,7 @@ OBS, ACTIONS = SEATS * ROWS * COLS * CHANNELS + 4, START + ROWS * COLS * DEPTH +
 def toy_head(seed: int = 0, keys: int = 0) -> tuple[LayoutEncoder, CellHead]:
     torch.manual_seed(seed)
     encoder = LayoutEncoder(PIECES, size=4, channels=6)
-    head = CellHead(encoder.grid_of("board"), START, DEPTH, features=3, size=8, keys=keys)
+    head = CellHead(encoder.grid_of("board"), [(START, DEPTH)], features=3, size=8, keys=keys)
     with torch.no_grad():  # no dead cells: every weight non-zero
         for p in head.parameters():
             p.add_(0.1 * torch.randn_like(p))
