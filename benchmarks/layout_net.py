@@ -29,13 +29,15 @@ GAMES = ("exposed", "exposaurus", "artifacts", "expressions")
 # (kind, overrides, label); the cell heads only on games with a cell block, the seat heads only on
 # games with a block of seats. Every variant says what it turns on, so a default config's own net
 # options do not leak into another line.
-PLAIN = ("net.cells=false", "net.cell_keys=0", "net.seats=false")
+PLAIN = ("net.cells=false", "net.cell_keys=0", "net.cell_seats=false", "net.seats=false")
+CELLS = ("net.cells=true", "net.cell_keys=0", "net.cell_seats=false", "net.seats=false")
 NETS = (
     ("mlp", PLAIN, "mlp"),
-    ("mlp", ("net.cells=false", "net.cell_keys=0", "net.seats=true"), "mlp + seats"),
+    ("mlp", ("net.cells=false", "net.cell_keys=0", "net.cell_seats=false", "net.seats=true"), "mlp + seats"),
     ("layout", PLAIN, "layout"),
-    ("layout", ("net.cells=true", "net.cell_keys=0", "net.seats=false"), "layout + cells"),
-    ("layout", ("net.cells=true", "net.cell_keys=64", "net.seats=false"), "layout + cells + 64 keys"),
+    ("layout", CELLS, "layout + cells"),
+    ("layout", (*CELLS, "net.cell_keys=64"), "layout + cells + 64 keys"),
+    ("layout", (*CELLS, "net.cell_seats=true"), "layout + cells + every seat's cells"),
 )
 
 

@@ -11,9 +11,10 @@ search guided by the newest reference agent, `search_simulations` per decision e
 rotated game by game, from fixed seeds; each result has its 95% Wilson interval and the agent's win
 rate per seat or side. In a game whose seats hold roles (the spec's `seat_roles`: Artifacts) the
 agent also plays `games` games at one seat among scripted players, its partners included, at every
-seat in turn, with its win rate per role it was dealt. The same games also rate every player on one scale: Elo from a Plackett-Luce
-fit of the round robin of the agent, random, scripted and the reference agents, with 95% bootstrap
-intervals, and a second aggregate that does not assume transitivity, alpha-Rank (OpenSpiel's
+seat in turn, with its win rate per role it was dealt. A round robin also rates every player on one
+scale: Elo from a Plackett-Luce fit of `games` games per pair of the agent, random, scripted and the
+reference agents (the agent's pairs played again, from the round robin's own seeds: a card costs about
+twice its results' games of the agent), with 95% bootstrap intervals, and a second aggregate that does not assume transitivity, alpha-Rank (OpenSpiel's
 implementation, with the `openspiel` extra) over the same win rates; the card says when the two orders
 disagree. For a cooperative game the card gives the agent's team alone (team win rate, the game's own
 measures such as Harmony - Agony), the agent at one seat among scripted partners, and the teams mixed

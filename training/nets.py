@@ -317,7 +317,6 @@ class CellHead(nn.Module):
             raise ValueError(
                 f"cell blocks (start, depth) {blocks} are empty or overlap on {rows}x{cols} cells"
             )
-        self.start, self.end = self.blocks[0][0], self.blocks[-1][1]
         self.depth = sum(depth for _, _, depth in self.blocks)  # logits per cell, every block's
         width = grid.cell_width + sum(g.seats * g.cell_width for g in self.seat_grids)
         self.context = nn.Linear(features, size)

@@ -176,3 +176,95 @@ def test_a_run_with_cells_binds_the_games_blocks_and_its_policy_loads(tmp_path):
     for o, m in zip(obs.numpy(), mask.numpy()):
         assert m[policy(o, m)]
     assert np.isfinite(policy.logits(obs[0].numpy(), mask[0].numpy())[mask[0].numpy()]).all()
+
+
+def test_exposed_lays_its_cell_actions_over_the_grid_as_the_rules_place_them():
+    """Exposed's steal, expose and tile blocks are declared over the `grid` piece's cells; the rule "expose
+    only an unexposed tile in your row or column, not your own" then holds of the cells the declaration
+    names: every legal Expose, decoded as (row * cols + col), shares a line with the observer's own cell
+    (its `identity` at seat 0, read through the same row x col axes)."""
+    for n in (2, 4, 6):
+        info = game_info("exposed", {"num_players": n})
+        blocks = {b.name: b for b in info.net_shape.cell_blocks}
+        assert sorted(blocks) == ["expose", "steal", "tile"] and {b.grid for b in blocks.values()} == {"grid"}
+        expose, checked = blocks["expose"], 0
+        rng = np.random.default_rng(n)
+        game = info.new_game(n)
+        while checked < 20:
+            if game.is_terminal() or game.is_truncated():
+                game = info.new_game(int(rng.integers(1 << 30)))
+                continue
+            p, mask = game.current_player(), game.legal_action_mask()
+            identity = game.observation_dict(p)["identity"][0]  # my Guest's cell, row x col
+            cols = identity.shape[1]
+            legal = np.flatnonzero(mask[expose.start : expose.start + identity.size])
+            if len(legal):
+                (mine,) = zip(*np.nonzero(identity))
+                for r, c in (divmod(int(cell), cols) for cell in legal):
+                    assert (r == mine[0] or c == mine[1]) and (r, c) != mine
+                checked += 1
+            game.apply_action(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_cell_seats_bring_every_seats_grid_to_its_cell():
+    """With the seat grids (net.cell_seats) the other seat's grid reaches the cell logits, at its own
+    cell and the cells near it only; without them it does not (the test above)."""
+    encoder, _ = toy_head()
+    torch.manual_seed(0)
+    head = CellHead(
+        encoder.grid_of("board"), [(START, DEPTH)], 3, 8, seat_grids=encoder.seat_grids(ROWS, COLS)
+    )
+    obs, features = torch.rand(1, OBS), torch.rand(1, 3)
+    before = run_head(head, obs, features)
+    for r, c in [(0, 0), (5, 6)]:
+        moved = obs.clone()
+        board(moved)[0, 1, r, c] += 1.0  # the other seat's grid
+        changed = (run_head(head, moved, features) != before)[0]
+        near = {(i, j) for i in range(ROWS) for j in range(COLS) if abs(i - r) <= 3 and abs(j - c) <= 3}
+        assert (r, c) in block_cells(changed) and block_cells(changed) <= near
+
+
+def test_blocks_on_one_grid_share_one_head_and_keep_their_own_places():
+    """Two blocks on one grid: one head, each block's logits at its own actions (a cell's change moves
+    both blocks' logits of that cell), the actions between and after them untouched."""
+    encoder, _ = toy_head()
+    second = START + ROWS * COLS * DEPTH + 2  # two plain actions between the blocks
+    head = CellHead(encoder.grid_of("board"), [(second, 1), (START, DEPTH)], features=3, size=8)
+    actions = second + ROWS * COLS + 3
+    obs, features = torch.rand(1, OBS), torch.rand(1, 3)
+    with torch.no_grad():
+        before = head(obs, features, torch.zeros(1, actions))
+        moved = obs.clone()
+        board(moved)[0, 0, 2, 3] += 1.0
+        changed = (head(moved, features, torch.zeros(1, actions)) != before)[0]
+    first_end = START + ROWS * COLS * DEPTH
+    assert not changed[:START].any() and not changed[first_end:second].any()
+    assert not changed[second + ROWS * COLS :].any()
+    assert changed[START + (2 * COLS + 3) * DEPTH] and changed[second + 2 * COLS + 3]
+    with pytest.raises(ValueError, match="overlap"):
+        CellHead(encoder.grid_of("board"), [(START, DEPTH), (START + 4, 1)], features=3, size=8)
+
+
+def test_an_exposed_net_with_cell_seats_plays_legally_and_rebuilds(tmp_path):
+    net, info, config = layout_net(
+        "exposed", "game_config.num_players=4", "net.cells=true", "net.cell_seats=true"
+    )
+    # 4 players, a 5x5 grid: swaps 0-39, steal 40-64, expose 65-89, snitch 90-93, tile 94-118
+    assert len(net.cell_heads) == 1 and net.cell_heads[0].blocks == [(40, 65, 1), (65, 90, 1), (94, 119, 1)]
+    assert len(net.cell_heads[0].seat_grids) == 1 and net.cell_heads[0].seat_grids[0].seats == 4
+    obs, mask = random_decisions(info, 60)
+    ours, without = logits_with_and_without(net, info, config, "cell_heads", obs, mask)
+    assert torch.all(torch.softmax(ours, -1)[~mask] == 0)
+    for plain in (slice(0, 40), slice(90, 94), slice(119, None)):
+        assert torch.equal(ours[:, plain], without[:, plain])
+    for block in (slice(40, 65), slice(65, 90), slice(94, 119)):
+        legal = mask[:, block].any(-1)
+        assert legal.any() and not torch.equal(ours[legal][:, block], without[legal][:, block])
+    check_rebuilt_and_exported(tmp_path, net, info, config)
+
+
+def test_cell_seats_config_is_checked():
+    with pytest.raises(
+        ConfigError, match="net.cell_seats=true adds to the cell heads: it needs net.cells=true"
+    ):
+        load_config(None, ["game=exposed", "net.kind=layout", "net.cell_seats=true"])
