@@ -14,11 +14,12 @@ agent also plays `games` games at one seat among scripted players, its partners 
 seat in turn, with its win rate per role it was dealt. A round robin also rates every player on one
 scale: Elo from a Plackett-Luce fit of `games` games per pair of the agent, random, scripted and the
 reference agents (the agent's pairs played again, from the round robin's own seeds: a card costs about
-twice its results' games of the agent), with 95% bootstrap intervals, and a second aggregate that does not assume transitivity, alpha-Rank (OpenSpiel's
-implementation, with the `openspiel` extra) over the same win rates; the card says when the two orders
-disagree. For a cooperative game the card gives the agent's team alone (team win rate, the game's own
-measures such as Harmony - Agony), the agent at one seat among scripted partners, and the teams mixed
-from the agent, the scripted player and the reference agents, side by side.
+twice its results' games of the agent), with 95% bootstrap intervals, and a second aggregate that does
+not assume transitivity, alpha-Rank (OpenSpiel's implementation, with the `openspiel` extra) over the
+same win rates; the card says when the two orders disagree. For a cooperative game the card gives the
+agent's team alone (team win rate, the game's own measures such as Harmony - Agony), the agent at one
+seat among scripted partners, and the teams mixed from the agent, the scripted player and the
+reference agents, side by side.
 
 Version 1 is version 2 without the reference agents and the guided search (`--protocol 1` plays it:
 its cards stay reproducible). The card is JSON (`card.json`) and Markdown (`card.md`);
