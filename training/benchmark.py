@@ -4,25 +4,28 @@
     python -m training benchmark reference:exposaurus-v1 --out cards/
     python -m training benchmark scripted --game exposaurus --out cards/
 
-Protocol version 2 (`PROTOCOL`), for a game with sides: the agent plays `games` games against random
+Protocol version 3 (`PROTOCOL`), for a game with sides: the agent plays `games` games against random
 play, the scripted player and each reference agent of the game's configuration (`training.references`,
 every version), and `search_games` against the unguided search (ISMCTS, roll-outs as the game declares) and the
 search guided by the newest reference agent, `search_simulations` per decision each, seats and sides
 rotated game by game, from fixed seeds; each result has its 95% Wilson interval and the agent's win
 rate per seat or side. In a game whose seats hold roles (the spec's `seat_roles`: Artifacts) the
 agent also plays `games` games at one seat among scripted players, its partners included, at every
-seat in turn, with its win rate per role it was dealt. A round robin also rates every player on one
-scale: Elo from a Plackett-Luce fit of `games` games per pair of the agent, random, scripted and the
-reference agents (the agent's pairs played again, from the round robin's own seeds: a card costs about
-twice its results' games of the agent), with 95% bootstrap intervals, and a second aggregate that does
-not assume transitivity, alpha-Rank (OpenSpiel's implementation, with the `openspiel` extra) over the
-same win rates; the card says when the two orders disagree. For a cooperative game the card gives the
-agent's team alone (team win rate, the game's own measures such as Harmony - Agony), the agent at one
-seat among scripted partners, and the teams mixed from the agent, the scripted player and the
-reference agents, side by side.
+seat in turn, with its win rate per role it was dealt. The ratings put every player on one scale:
+Elo from a Plackett-Luce fit of `games` games per pair of the agent, random, scripted and the
+reference agents (the agent's pairs are its results' games above; the others' pairs a round robin
+plays from its own seeds), with 95% bootstrap intervals, and a second aggregate that does not assume
+transitivity, alpha-Rank (OpenSpiel's implementation, with the `openspiel` extra) over the same win
+rates; the card says when the two orders disagree. For a cooperative game the card gives the agent's
+team alone (team win rate, the game's own measures such as Harmony - Agony), the agent at one seat
+among scripted partners, and the teams mixed from the agent, the scripted player and the reference
+agents, side by side.
 
-Version 1 is version 2 without the reference agents and the guided search (`--protocol 1` plays it:
-its cards stay reproducible). The card is JSON (`card.json`) and Markdown (`card.md`);
+Earlier versions stay playable (`--protocol 1` or `2`), so their cards stay reproducible. Version 2
+is version 3 with the agent's pairs of the ratings played again from the round robin's seeds (a card
+cost about twice its results' games of the agent; a search agent's card, hours more); its results
+are the same games. Version 1 is version 2 without the reference agents and the guided search.
+The card is JSON (`card.json`) and Markdown (`card.md`);
 `python -m training leaderboard` builds the leaderboard page from the cards in a folder.
 """
 
@@ -44,12 +47,14 @@ from .evaluate import crossplay, match, one_seat, rating_table, wilson
 from .games import team_names
 from .policy import as_run_evaluates
 
-VERSIONS = (1, 2)
+VERSIONS = (1, 2, 3)
 
 
 @dataclass(frozen=True)
 class Protocol:
-    version: int = 2  # 2: the reference agents and the search guided by the newest one join the opponents
+    # 2: the reference agents and the search guided by the newest one join the opponents; 3: the
+    # ratings reuse the agent's results' games
+    version: int = 3
     games: int = 1000  # against random play, the scripted player, each reference; per pair of the ratings
     search_games: int = 100  # against each search (it costs 0.1-0.5 s a decision)
     search_simulations: int = 100
@@ -65,7 +70,7 @@ UNSAFE = re.compile(r"[^\w.-]+")  # what a card's file name replaces in an agent
 
 
 def as_evaluated(agent, meta: dict | None, protocol: Protocol):
-    """A trained agent (its network, `meta` what its run was trained with) as protocol 2 plays it: as
+    """A trained agent (its network, `meta` what its run was trained with) as protocols 2 and 3 play it: as
     its run's own evaluations did (`as_run_evaluates`). Protocol 1 sampled every network; other players
     are played as they are."""
     if meta is None or protocol.version < 2:
@@ -74,7 +79,7 @@ def as_evaluated(agent, meta: dict | None, protocol: Protocol):
 
 
 def reference_agents(info, protocol: Protocol) -> dict:
-    """Protocol 2's reference agents of the game's configuration, every version, by full name, each
+    """Protocol 2's and 3's reference agents of the game's configuration, every version, by full name, each
     played as its run's evaluations did."""
     if protocol.version < 2:
         return {}
@@ -87,7 +92,7 @@ def reference_agents(info, protocol: Protocol) -> dict:
 
 def opponents(info, protocol: Protocol) -> dict:
     """The protocol's opponents for a game: random play, the scripted player (when the game has one), the
-    reference agents (version 2), the unguided search and the search guided by the newest reference."""
+    reference agents (from version 2), the unguided search and the search guided by the newest reference."""
     found = {"random": "random"}
     if info.spec.scripted_policy is not None:
         found["scripted"] = "scripted"
@@ -130,10 +135,19 @@ def benchmark(name: str, agent, info, protocol: Protocol = PROTOCOL, workers=Non
     if info.spec.extra.get("seat_roles") and info.spec.scripted_policy is not None:
         card["at_one_seat"] = at_one_seat(agent, info, protocol, protocol.seed + len(rivals), workers)
     rated = {name: agent, **{k: v for k, v in rivals.items() if not is_search(k)}}
-    table = rating_table(info, rated, protocol.games, protocol.seed, workers=workers)
+    already = rated_already(name, results, protocol)
+    table = rating_table(info, rated, protocol.games, protocol.seed, workers=workers, played=already)
     card["rating"] = {"elo": table["ratings"], "ci95": table["ci95"], "anchor": table["anchor"]}
     card["rating"] |= alpha_rank(list(rated), table["matches"], info.num_teams - 1)
     return card
+
+
+def rated_already(name: str, results: dict, protocol: Protocol) -> dict:
+    """Version 3: the agent's pairs of the ratings are its results' games (the agent first, so each is
+    its own win rate), not a second round of them; earlier versions play them again."""
+    if protocol.version < 3:
+        return {}
+    return {(name, key): r for key, r in results.items() if key != name and not is_search(key)}
 
 
 def at_one_seat(agent, info, protocol: Protocol, seed: int, workers=None) -> dict:
@@ -247,6 +261,11 @@ def markdown(card: dict) -> str:
                     f"| {role} | {v['games']} | {v['win_rate']:.3f} | [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}] |"
                 )
         rating = card["rating"]
+        if p["version"] >= 3:
+            lines += [
+                "",
+                f"Ratings: the agent's pairs are the games above; every other pair plays {p['games']} games.",
+            ]
         lines += ["", "| player | Elo (random = 0) | 95% interval | alpha-Rank mass |", "|---|---|---|---|"]
         for n, elo in sorted(rating["elo"].items(), key=lambda item: (-item[1], item[0])):
             mass = rating["alpha_rank"].get(n) if rating.get("alpha_rank") else None

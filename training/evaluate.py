@@ -270,8 +270,12 @@ def rating_table(
     num_envs: int = 64,
     greedy: bool = False,
     workers=None,
+    played: dict | None = None,
 ) -> dict:
     """Round robin of every pair, then Elo-scale ratings from a Plackett-Luce (Bradley-Terry) fit.
+
+    `played` maps a pair (a, b), in `players`' order, to a `match` of `games` games already played
+    between them (A's win rate); such a pair is not played again.
 
     In a game with k teams, one copy of A faces k - 1 teams of B, and A's chance of winning is modelled
     as s_A / (s_A + (k - 1) s_B); with k = 2 this is Bradley-Terry. Ratings are 400 log10(s), the anchor
@@ -287,10 +291,11 @@ def rating_table(
         return {"kind": "cooperative team results", "games_per_player": games, "players": rows}
     k = len(set(info.teams_of(info.new_game(0))))  # teams per game (secret sides: known at the deal)
     pairs = []
+    played = played or {}
     for i, a in enumerate(names):
         for j, b in enumerate(names):
             if i < j:
-                r = match(
+                r = played.get((a, b)) or match(
                     info,
                     players[a],
                     players[b],

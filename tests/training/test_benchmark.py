@@ -40,7 +40,7 @@ def test_the_protocol_plays_its_counts_rotates_seats_and_gives_the_same_card_twi
     info = game_info(TOY, {})
     card = benchmark("scripted", "scripted", info, SMALL)
     assert card["protocol"] == {
-        "version": 2,
+        "version": 3,
         "games": 40,
         "search_games": 4,
         "search_simulations": 5,
@@ -56,7 +56,7 @@ def test_the_protocol_plays_its_counts_rotates_seats_and_gives_the_same_card_twi
     if rating["alpha_rank"] is not None:  # with the openspiel extra
         assert max(rating["alpha_rank"], key=rating["alpha_rank"].get) == "scripted"
     text = markdown(card)
-    assert "Protocol version 2: 40 games" in text and "| random | " in text and "| scripted | +" in text
+    assert "Protocol version 3: 40 games" in text and "| random | " in text and "| scripted | +" in text
 
 
 @pytest.fixture(scope="module")
@@ -114,11 +114,48 @@ def test_version_2_plays_the_reference_agents_and_their_search_and_version_1_doe
     row = next(
         line
         for line in page.splitlines()
-        if line.startswith(f"| {reference} | v2 (10 games, 2 search games) |")
+        if line.startswith(f"| {reference} | v3 (10 games, 2 search games) |")
     )
-    assert row.count("—") == 0  # every column has its opponent under version 2
-    with pytest.raises(ValueError, match="protocol version 3 is not one of"):
-        Protocol(version=3)
+    assert row.count("—") == 0  # every column has its opponent under version 3 as under 2
+    with pytest.raises(ValueError, match="protocol version 4 is not one of"):
+        Protocol(version=4)
+
+
+def test_version_3_rates_the_agent_from_its_results_games_and_plays_only_the_other_pairs(monkeypatch):
+    import training.benchmark as protocol
+    import training.evaluate as evaluate
+
+    info = game_info(TOY, {})
+    played, tables = [], []
+
+    def counted(info, a, b, games, seed, *args, **kwargs):
+        played.append(seed)
+        return match(info, a, b, games, seed, *args, **kwargs)
+
+    def kept(*args, **kwargs):
+        tables.append(rating_table(*args, **kwargs))
+        return tables[-1]
+
+    match, rating_table = evaluate.match, protocol.rating_table
+    monkeypatch.setattr(evaluate, "match", counted)  # the round robin's matches; the results' are not counted
+    monkeypatch.setattr(protocol, "rating_table", kept)
+    cards, pairs, count = {}, {}, {}
+    for version in (2, 3):
+        played.clear()
+        cards[version] = benchmark("agent", "scripted", info, replace(SMALL, version=version))
+        pairs[version] = {(m["a"], m["b"]): m for m in tables[-1]["matches"]}
+        count[version] = len(played)
+    # the agent, random and scripted: three pairs, two of them the agent's
+    assert (count[2], count[3]) == (3, 1)
+    new, old = cards[3], cards[2]
+    assert new["results"] == old["results"]  # the same games against each opponent
+    for rival in ("random", "scripted"):
+        assert pairs[3]["agent", rival]["a_win_rate"] == new["results"][rival]["win_rate"]
+        assert pairs[3]["agent", rival]["ci95"] == new["results"][rival]["ci95"]
+    assert pairs[3]["random", "scripted"] == pairs[2]["random", "scripted"]  # the others' seeds as before
+    assert new["rating"]["elo"]["random"] == 0 and new["rating"]["elo"]["agent"] > 200
+    assert "Ratings: the agent's pairs are the games above" in markdown(new)
+    assert "Ratings:" not in markdown(old)
 
 
 def test_a_cooperative_card_puts_the_team_beside_scripted_partners():
@@ -183,8 +220,8 @@ def test_a_card_records_the_workers_that_played_it_and_is_reproduced_at_that_cou
     assert cards[2][0] == cards[2][1]  # the same --workers, the same card
     assert "played by 2 worker processes (reproduce with --workers 2)" in markdown(cards[2][0])
     assert "worker" not in markdown(cards[1][0])
-    assert "| scripted | v2 (16 games, 2 search games, 2 workers) |" in leaderboard(tmp_path / "2")
-    assert "| scripted | v2 (16 games, 2 search games) |" in leaderboard(tmp_path / "1")
+    assert "| scripted | v3 (16 games, 2 search games, 2 workers) |" in leaderboard(tmp_path / "2")
+    assert "| scripted | v3 (16 games, 2 search games) |" in leaderboard(tmp_path / "1")
 
 
 def test_the_leaderboard_lists_each_game_best_first(tmp_path):
@@ -222,7 +259,7 @@ def test_the_shipped_leaderboard_is_built_from_the_shipped_cards(capsys):
     assert page.count("## expressions num_players=4") == 1  # scored by wins or by score: one table
     for path in cards.glob("*.json"):
         card = json.loads(path.read_text())
-        assert card["protocol"]["version"] in (1, 2) and card["protocol"]["games"] == 1000, path.name
+        assert card["protocol"]["version"] in (1, 2, 3) and card["protocol"]["games"] == 1000, path.name
 
 
 def test_a_cards_page_lists_rows_in_the_protocols_order_whatever_order_its_dictionary_has():
