@@ -301,6 +301,10 @@ class ExpertConfig:
     # actions sampled from the policy ("gumbel", envs/core/search.py), whose improved policy is
     # completed_q's
     root: str = "puct"
+    # hold each position's target at the policy's entropy there: the target mixed with the prior (the
+    # searching policy's probabilities) by the least share that brings its entropy up to the prior's,
+    # so the search may move the policy's mass between actions but not sharpen it round after round
+    hold_entropy: bool = False
     # either target ^(1/temperature), normalized; 0 = its most likely action alone
     temperature: float = 1.0
     start: float = 0.0  # share of total_steps before the first round

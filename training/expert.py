@@ -158,6 +158,13 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
 def root_target(search: Search, game, seat: int, mask: np.ndarray, resample, cfg) -> np.ndarray:
     """The policy's target at the decision just searched: the root's visit distribution, or with a
     `resample` generator (expert.target completed_q or kl) a policy improved by the root's values."""
+    target = searched_target(search, game, seat, mask, resample, cfg)
+    if cfg.hold_entropy:
+        target = entropy_held(target, search.last_prior, mask)
+    return target.astype(np.float32)
+
+
+def searched_target(search: Search, game, seat: int, mask: np.ndarray, resample, cfg) -> np.ndarray:
     visits = np.zeros(len(mask), np.float32)
     visits[list(search.last_visits)] = list(search.last_visits.values())
     if resample is None:
@@ -167,8 +174,36 @@ def root_target(search: Search, game, seat: int, mask: np.ndarray, resample, cfg
     root = search.root_value(game, seat, resample)
     if cfg.target == "kl":
         returns = completed_returns(search.last_prior, visits, values, root, mask)
-        return kl_step_policy(search.last_prior, returns, mask, cfg.kl).astype(np.float32)
-    return completed_q_policy(search.last_prior, visits, values, root, mask).astype(np.float32)
+        return kl_step_policy(search.last_prior, returns, mask, cfg.kl)
+    return completed_q_policy(search.last_prior, visits, values, root, mask)
+
+
+def entropy(p: np.ndarray) -> float:
+    inside = p > 0
+    return float(-(p[inside] * np.log(p[inside])).sum())
+
+
+def entropy_held(target: np.ndarray, prior: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """`target` mixed with the prior, (1 - share) x target + share x prior, by the least share whose
+    entropy is the prior's (expert.hold_entropy); a target at least as flat as the prior is kept. The
+    mixture's entropy is concave in the share and equals the prior's at share 1, so it crosses the
+    prior's entropy once on the way up and bisection finds the crossing."""
+    legal = mask.astype(bool)
+    p = np.where(legal, prior, 0.0)
+    p = p / p.sum()
+    t = np.where(legal, target, 0.0)
+    t = t / t.sum()
+    wanted = entropy(p)
+    if entropy(t) >= wanted:
+        return t
+    low, high = 0.0, 1.0
+    for _ in range(40):
+        middle = 0.5 * (low + high)
+        if entropy((1 - middle) * t + middle * p) < wanted:
+            low = middle
+        else:
+            high = middle
+    return (1 - high) * t + high * p
 
 
 def kl_step_policy(prior: np.ndarray, returns: np.ndarray, mask: np.ndarray, kl: float) -> np.ndarray:

@@ -10,7 +10,16 @@ import torch
 from envs.core import ConfigError
 from envs.core.search import C_SCALE, C_VISIT, Search, SearchBudget
 from training.config import ExpertConfig, NetConfig
-from training.expert import Lessons, completed_q_policy, distil, kl_step_policy, play_round, targets
+from training.expert import (
+    Lessons,
+    completed_q_policy,
+    distil,
+    entropy,
+    entropy_held,
+    kl_step_policy,
+    play_round,
+    targets,
+)
 from training.games import game_info
 from training.nets import PolicyNet
 from training.policy import Policy
@@ -194,6 +203,43 @@ def test_kl_targets_stay_within_their_step_of_the_prior_and_teach_the_winning_mo
     assert moved.target[winning, move].mean() > prior[winning, move].mean() + 0.1
     with pytest.raises(ConfigError, match="expert.kl"):
         ExpertConfig(kl=0.0).validate()
+
+
+def test_a_held_target_is_the_search_s_mixed_with_the_prior_at_the_prior_s_entropy():
+    prior = np.array([0.4, 0.3, 0.2, 0.1, 0.0])
+    mask = np.array([True, True, True, True, False])
+    visits = np.array([0.0, 0.0, 0.9, 0.1, 0.0])  # sharper than the prior, on another action
+    held = entropy_held(visits, prior, mask)
+    assert entropy(held) == pytest.approx(entropy(prior[:4]), abs=1e-6)
+    assert held[4] == 0.0 and np.isclose(held.sum(), 1.0)
+    share = (held[0] - visits[0]) / (prior[0] - visits[0])  # a point on the segment target-prior
+    assert 0 < share < 1
+    np.testing.assert_allclose(held, (1 - share) * visits + share * prior, atol=1e-9)
+    assert held.argmax() == 2  # the search's choice leads, at the policy's own entropy
+    # the least share that reaches the prior's entropy: a smaller one stays under it
+    assert entropy((1 - share + 0.01) * visits + (share - 0.01) * prior) < entropy(prior[:4])
+    # a target at least as flat as the prior is kept
+    flat = np.array([0.25, 0.25, 0.25, 0.25, 0.0])
+    np.testing.assert_allclose(entropy_held(flat, prior, mask), flat)
+
+
+def test_held_targets_of_a_round_keep_the_policy_s_entropy_and_the_search_s_choices():
+    info = game_info(TOY, {})
+    visits = _round(info, _net(info), simulations=16)
+    held = _round(info, _net(info), simulations=16, hold_entropy=True)
+    np.testing.assert_array_equal(visits.mask, held.mask)  # the same games and searches
+    with torch.no_grad():
+        logits = _net(info).evaluate_flat(torch.from_numpy(held.obs[:]), torch.from_numpy(held.mask))[0]
+    prior = logits.softmax(-1).numpy()
+    for v, h, p, m in zip(visits.target, held.target, prior, held.mask):
+        assert entropy(h) == pytest.approx(max(entropy(p[m] / p[m].sum()), entropy(v)), abs=1e-4)
+        p = np.where(m, p, 0.0) / p[m].sum()
+        if np.allclose(v, p, atol=1e-6):
+            continue
+        share = float((h - v) @ (p - v) / ((p - v) @ (p - v)))  # h on the segment from v to p
+        assert -1e-6 <= share <= 1 + 1e-6
+        np.testing.assert_allclose(h, (1 - share) * v + share * p, atol=1e-5)
+    assert not (held.target[~held.mask] > 0).any(), "target mass on an illegal action"
 
 
 def test_completed_q_targets_teach_the_winning_moves_more_than_the_visits_of_the_same_searches():
