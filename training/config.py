@@ -281,7 +281,8 @@ class ExpertConfig:
     simulations: int = 32  # search simulations per decision
     batch: int = 1  # simulations whose leaves one network call evaluates (envs.core.search.Search)
     # share of a competitive game's rounds in which the searched side faces the scripted players (the
-    # rest: the search plays every seat)
+    # rest: the search plays every seat; on Exposed the search against itself swaps tiles back and
+    # forth until the game's length cap, so use 1 there: docs/strength.md)
     scripted: float = 0.5
     rounds: int = 4  # rounds whose positions the distillation keeps
     epochs: int = 1  # passes over the kept positions after each update
