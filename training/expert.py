@@ -156,8 +156,8 @@ def play_round(info, policy: Policy, cfg, reward_scale: float, games: int, seed,
 
 
 def root_target(search: Search, game, seat: int, mask: np.ndarray, resample, cfg) -> np.ndarray:
-    """The policy's target at the decision just searched: the root's visit distribution, or with a
-    `resample` generator (expert.target completed_q or kl) a policy improved by the root's values."""
+    """The policy's target at the decision just searched (`searched_target`), held at the prior's
+    entropy with expert.hold_entropy (`entropy_held`)."""
     target = searched_target(search, game, seat, mask, resample, cfg)
     if cfg.hold_entropy:
         target = entropy_held(target, search.last_prior, mask)
@@ -165,6 +165,8 @@ def root_target(search: Search, game, seat: int, mask: np.ndarray, resample, cfg
 
 
 def searched_target(search: Search, game, seat: int, mask: np.ndarray, resample, cfg) -> np.ndarray:
+    """The root's visit distribution, or with a `resample` generator (expert.target completed_q or kl)
+    a policy improved by the root's values."""
     visits = np.zeros(len(mask), np.float32)
     visits[list(search.last_visits)] = list(search.last_visits.values())
     if resample is None:
@@ -179,6 +181,7 @@ def searched_target(search: Search, game, seat: int, mask: np.ndarray, resample,
 
 
 def entropy(p: np.ndarray) -> float:
+    """Shannon entropy in nats of a distribution (zeros contribute nothing)."""
     inside = p > 0
     return float(-(p[inside] * np.log(p[inside])).sum())
 
