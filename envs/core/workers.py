@@ -9,7 +9,8 @@ A call goes to every worker at once and waits for all answers, or to one worker 
 default (safe wherever torch's thread pools are already running, and the same on every OS), with its
 thread count set before the hosted object's module is imported: one worker, one core. An exception in a
 worker comes back as a WorkerError carrying the worker's traceback; a worker that dies (killed, out of
-memory) is a WorkerError too, never a hang. What travels is pickled by this package's own processes;
+memory) is a WorkerError too, never a hang; a worker whose parent dies (even by SIGKILL) exits at once,
+busy or not. What travels is pickled by this package's own processes;
 nothing read from a file is unpickled here. Messages are plain pickles of values (torch tensors by
 value too, never torch's shared-memory handles), so a worker owns what it receives.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import pickle
+import threading
 import traceback
 from collections.abc import Callable, Sequence
 from multiprocessing import shared_memory
@@ -42,6 +44,7 @@ def serve(conn, payload: bytes, threads: int) -> None:
     call the object's `close()`, if it has one."""
     for name in THREAD_VARIABLES:  # before torch or numpy's BLAS start their thread pools
         os.environ[name] = str(threads)
+    exit_with_parent()
     try:
         factory, args = pickle.loads(payload)  # (this package's own bytes, sent by the parent)
         hosted = factory(*args)
@@ -56,6 +59,21 @@ def serve(conn, payload: bytes, threads: int) -> None:
         close = getattr(hosted, "close", None)
         if callable(close):  # the hosted object frees what it holds (shared memory views) before exit
             close()
+
+
+def exit_with_parent() -> None:
+    """End this worker as soon as its parent is gone, however it went (SIGTERM, SIGKILL): a worker busy
+    in a long call reads no pipe, and a daemon process is only reaped by a parent that exits normally,
+    so without this a killed trainer leaves its workers playing on every core."""
+    parent = mp.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        parent.join()  # returns when the parent's end of the sentinel pipe closes, i.e. it has exited
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def answer(conn, hosted) -> None:

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,47 @@ def test_a_script_that_starts_workers_unguarded_is_told_why_they_died(tmp_path):
     assert done.returncode != 0
     assert "worker 0 died while starting" in done.stderr
     assert 'if __name__ == "__main__":' in done.stderr.splitlines()[-1]
+
+
+def gone(pid: int) -> bool:
+    """The process has exited (a zombie waiting for a reaper counts: it runs nothing)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from Linux's /proc")
+def test_a_busy_worker_exits_when_its_parent_is_killed(tmp_path):
+    """A killed trainer must not leave its workers running: SIGKILL skips every cleanup in the parent."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import threading\n"
+        "from envs.core.workers import Workers\n"
+        'if __name__ == "__main__":\n'
+        "    workers = Workers(threading.Event, [()])\n"
+        "    print(workers.processes[0].pid, flush=True)\n"
+        "    workers.send(0, 'wait')  # the worker waits forever and reads no pipe meanwhile\n"
+        "    threading.Event().wait()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    worker = None
+    try:
+        worker = int(parent.stdout.readline())
+        assert not gone(worker)
+        parent.kill()
+        parent.wait(timeout=30)
+        for _ in range(100):
+            if gone(worker):
+                break
+            time.sleep(0.1)
+        assert gone(worker), "the worker outlived its killed parent"
+    finally:
+        parent.kill()
+        parent.stdout.close()
+        if worker is not None and not gone(worker):  # a failing run leaves no orphan behind
+            os.kill(worker, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("count, parts", [(10, 3), (3, 3), (64, 2), (5, 1)])
