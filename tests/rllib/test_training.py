@@ -20,6 +20,7 @@ from training.evaluate import match  # noqa: E402
 from training.policy import load_policy  # noqa: E402
 from training.pretrain import collect_scripted  # noqa: E402
 from training.rllib.compat import is_rllib_checkpoint, refuse_native_resume  # noqa: E402
+from training.rllib.module import module_weights  # noqa: E402
 from training.rllib.selfplay import MAIN, SnapshotLeague  # noqa: E402
 from training.rllib.trainer import SAMPLE_TRIES, RLlibPPO, RLlibRun, build_algorithm  # noqa: E402
 from training.trainer import Trainer  # noqa: E402
@@ -331,6 +332,43 @@ def test_a_recurrent_central_critic_run_trains_with_every_loss_term(local_ray, t
     data = ckpt.read_checkpoint(run_dir)
     net = ckpt.build_net(data)
     assert net.obs_norm is not None and float(net.obs_norm.count) > 1000
+
+
+def test_expert_iteration_distils_on_the_driver_into_the_learner_group_and_env_runners(local_ray, tmp_path):
+    config = _config(
+        tmp_path / "exit",
+        "ppo.num_envs=8",
+        "ppo.rollout_steps=16",
+        "expert.games=4",
+        "expert.simulations=16",
+        "expert.every=2",
+    )
+    run = RLlibRun(config, rllib={"num_env_runners": 1}, log=False)
+    backend = run.backend
+    algo = backend.algo = build_algorithm(config, run.info, backend.league, backend.rllib)
+    try:
+        stats = backend.iterate()  # iteration 0: a round is due (every 2nd, from the start)
+        assert backend.expert.played == 1
+        assert stats["expert/decisions"] > 0 and stats["expert/positions"] == stats["expert/decisions"]
+        main_now = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        distilled = module_weights({k: v.numpy() for k, v in backend._expert_net.state_dict().items()})
+        assert set(distilled) == set(main_now)
+        for k in main_now:  # the distilled weights are main's in the learner group...
+            np.testing.assert_array_equal(main_now[k], distilled[k])
+        remote = algo.env_runner_group.foreach_env_runner(
+            lambda er: er.module[MAIN].get_state(), local_env_runner=False
+        )[0]
+        for k in remote:  # ...and in the EnvRunners, which play the next iteration with them
+            np.testing.assert_array_equal(remote[k], main_now[k])
+        # iteration 1: no new round, but the kept one is distilled again on top of PPO's update
+        backend._train_until_sampled()
+        updated = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        stats = backend._expert_step()
+        stepped = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        assert backend.expert.played == 1 and "expert/cross_entropy" in stats
+        assert any(not np.array_equal(stepped[k], updated[k]) for k in updated)
+    finally:
+        algo.stop()
 
 
 @pytest.mark.parametrize("game", ["exposaurus", "artifacts"])

@@ -308,14 +308,6 @@ def test_a_recurrent_network_is_refused(tmp_path):
         Trainer(tiny_config(tmp_path / "r", "expert.games=2", "net.kind=gru"), log=False)
 
 
-def test_the_rllib_backend_names_expert_iteration_as_unsupported(tmp_path):
-    from training.rllib.options import RLlibConfig, unsupported
-
-    config = tiny_config(tmp_path / "r", "expert.games=2")
-    problems = unsupported(config.net, RLlibConfig(), "cpu", 0.0, config.expert.games)
-    assert any("expert.games" in p for p in problems)
-
-
 EXPERT_RUN = ("expert.games=4", "expert.simulations=16", "total_steps=512")
 
 

@@ -37,12 +37,10 @@ class RLlibConfig:
         check_number("rllib.sample_timeout_s", self.sample_timeout_s, 0, low_open=True)
 
 
-def unsupported(
-    net: NetConfig, rllib: RLlibConfig, device: str = "auto", fixed: float = 0.0, expert: int = 0
-) -> list[str]:
+def unsupported(net: NetConfig, rllib: RLlibConfig, device: str = "auto", fixed: float = 0.0) -> list[str]:
     """What the RLlib backend cannot train, each as `key=value (the reason)`; empty when it trains it
-    all. Every network, the warm start and the teacher train under RLlib; what remains is what RLlib
-    itself cannot express."""
+    all. Every network, the warm start, the teacher and expert iteration train under RLlib; what remains
+    is what RLlib itself cannot express."""
     found = [
         (
             net.normalize_obs and rllib.num_learners > 1,
@@ -54,20 +52,13 @@ def unsupported(
             fixed > 0,
             "opponents.fixed (the RLlib league seats self-play, snapshots, scripted and random play)",
         ),
-        (
-            expert > 0,
-            "expert.games (expert iteration's search games are played by the native trainer's workers; "
-            "not built for RLlib's EnvRunners)",
-        ),
     ]
     return [text for present, text in found if present]
 
 
-def check_supported(
-    net: NetConfig, rllib: RLlibConfig, device: str = "auto", fixed: float = 0.0, expert: int = 0
-) -> None:
+def check_supported(net: NetConfig, rllib: RLlibConfig, device: str = "auto", fixed: float = 0.0) -> None:
     """One ConfigError naming every option the RLlib backend cannot train, so a config is fixed in one go."""
-    problems = unsupported(net, rllib, device, fixed, expert)
+    problems = unsupported(net, rllib, device, fixed)
     if problems:
         raise ConfigError(
             f"backend=rllib does not support {'; '.join(problems)}: change them or train with backend=native"

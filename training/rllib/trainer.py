@@ -20,7 +20,10 @@ ppo.normalize_advantages=false is not available). total_steps counts main's deci
 trainer counts the learner's. The `net` section builds the native network itself as main's RLModule
 (`module`); what training reads beside a decision (the state, the auxiliary target, the teacher's labels)
 comes through a learner connector piece (`columns`) and the extra loss terms through a PPO learner
-subclass (`learner`); `device` puts the learners on a CUDA GPU.
+subclass (`learner`); `device` puts the learners on a CUDA GPU. Expert iteration (the `expert` section)
+runs on the driver as the native trainer runs it in one process: after each update, a round of the
+guided search's games when one is due, then a distillation step on main's weights, which go back to the
+learner group and every EnvRunner.
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ import torch
 from .. import checkpoint as ckpt
 from ..config import TrainConfig, options
 from ..device import resolve_device
+from ..expert import Teacher
 from ..games import game_info
+from ..policy import Policy
 from ..pretrain import pretrain
 from ..run import Backend, Run, Seeds, run_game
 from .columns import TrainingColumns
@@ -291,7 +296,7 @@ class RLlibPPO(Backend):
         self.config = config
         self.info = run_game(config)
         self.rllib = rllib_options(config, rllib)
-        check_supported(config.net, self.rllib, config.device, config.opponents.fixed, config.expert.games)
+        check_supported(config.net, self.rllib, config.device, config.opponents.fixed)
         learner_device(config, self.rllib)  # a device this machine lacks fails now, before Ray starts
         if not config.ppo.normalize_advantages:
             warnings.warn(
@@ -299,6 +304,15 @@ class RLlibPPO(Backend):
                 stacklevel=2,
             )
         self.league = SnapshotLeague(config, self.info)
+        # expert iteration on the driver (training/expert.py): its rounds, and the one driver-side net its
+        # distillation optimizer steps (main's weights are loaded into it before each step)
+        self.expert = (
+            Teacher(config.expert, self.info, config.ppo.reward_scale, config.seed)
+            if config.expert.games
+            else None
+        )
+        self._expert_net = None
+        self._expert_rng = np.random.default_rng(Seeds(config.seed).minibatches)
         self.algo = None
         self.iteration = 0
         self.decisions = 0
@@ -335,7 +349,10 @@ class RLlibPPO(Backend):
         if teacher.coef > 0:  # its weight falls as the native trainer's does
             coef = teacher.weight_at(self.decisions, self.config.total_steps)
             self.algo.learner_group.foreach_learner(lambda learner, _c=coef: learner.set_teacher_coef(_c))
+        if self.expert is not None and self.config.expert.anneal_lr:  # as the native trainer anneals it
+            self.expert.step_share = max(1.0 - self.decisions / self.config.total_steps, 0.0)
         result = self._train_until_sampled()
+        expert = self._expert_step() if self.expert is not None else {}
         self.iteration += 1
         env = result.get("env_runners", {})
         all_decisions = int(env.get("num_env_steps_sampled_lifetime", 0))
@@ -347,7 +364,35 @@ class RLlibPPO(Backend):
         now = time.perf_counter()
         all_sps = (all_decisions - self.all_decisions) / max(now - self._clock, 1e-9)
         self._clock, self.all_decisions = now, all_decisions
-        return self._stats(result, live) | {"speed/all_decisions_per_s": all_sps}
+        return self._stats(result, live) | expert | {"speed/all_decisions_per_s": all_sps}
+
+    def _expert_step(self) -> dict[str, float]:
+        """The native trainer's expert step on main's weights: a round of the guided search's games when
+        due (played here, on the driver), then the distillation of the kept rounds; the result goes
+        back to the learner group and every EnvRunner."""
+        expert = self.expert
+        net = self._expert_net_with_main()
+        if expert.due(self.iteration, self.decisions, self.config.total_steps):
+            net.eval()
+            with torch.no_grad():
+                expert.play(Policy(net))
+        if not expert.rounds:
+            return {}
+        net.train()
+        stats = expert.distil(net, self._expert_rng)
+        weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
+        set_module_weights(self.algo, MAIN, module_weights(weights))
+        return stats
+
+    def _expert_net_with_main(self):
+        """The driver-side net the distillation steps, holding main's latest learner weights (one net
+        for the whole run, so the distillation's Adam keeps its moments)."""
+        weights = self.algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        if self._expert_net is None:
+            self._expert_net = self.league.policy_net(weights)
+        else:
+            self._expert_net.load_state_dict(self.league.policy_net(weights).state_dict())
+        return self._expert_net
 
     def _train_until_sampled(self) -> dict:
         """Algorithm.train() until an iteration brings a sample back (a slow one, on a loaded machine,
