@@ -371,13 +371,14 @@ class RLlibPPO(Backend):
         due (played here, on the driver), then the distillation of the kept rounds; the result goes
         back to the learner group and every EnvRunner."""
         expert = self.expert
+        due = expert.due(self.iteration, self.decisions, self.config.total_steps)
+        if not (due or expert.rounds):  # before expert.start: nothing to read back from the learners
+            return {}
         net = self._expert_net_with_main()
-        if expert.due(self.iteration, self.decisions, self.config.total_steps):
+        if due:
             net.eval()
             with torch.no_grad():
                 expert.play(Policy(net))
-        if not expert.rounds:
-            return {}
         net.train()
         stats = expert.distil(net, self._expert_rng)
         weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
