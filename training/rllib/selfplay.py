@@ -318,12 +318,12 @@ class SnapshotLeague:
             max_seq_len=self.config.ppo.rollout_steps,
         )
 
-    def policy_net(self, weights: dict) -> PolicyNet:
-        """A native PolicyNet holding (full, learner-side) module weights."""
+    def policy_net(self, weights: dict, into: PolicyNet | None = None) -> PolicyNet:
+        """A native PolicyNet holding (full, learner-side) module weights: `into`, loaded in place (its
+        parameters stay the same objects, so an optimizer over them keeps its state), or a new one."""
         import torch
 
-        info = self.info
-        net = PolicyNet(info.net_shape, self.config.net)
+        net = into if into is not None else PolicyNet(self.info.net_shape, self.config.net)
         net.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in policy_weights(weights).items()})
         return net
 

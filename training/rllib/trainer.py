@@ -374,26 +374,17 @@ class RLlibPPO(Backend):
         due = expert.due(self.iteration, self.decisions, self.config.total_steps)
         if not (due or expert.rounds):  # before expert.start: nothing to read back from the learners
             return {}
-        net = self._expert_net_with_main()
+        # one driver-side net for the whole run, main's latest weights loaded into it, so the
+        # distillation's Adam keeps its moments
+        weights = self.algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        net = self._expert_net = self.league.policy_net(weights, into=self._expert_net)
         if due:
             net.eval()
-            with torch.no_grad():
-                expert.play(Policy(net))
+            expert.play(Policy(net))
         net.train()
         stats = expert.distil(net, self._expert_rng)
-        weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
-        set_module_weights(self.algo, MAIN, module_weights(weights))
+        self._send_main(net)
         return stats
-
-    def _expert_net_with_main(self):
-        """The driver-side net the distillation steps, holding main's latest learner weights (one net
-        for the whole run, so the distillation's Adam keeps its moments)."""
-        weights = self.algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
-        if self._expert_net is None:
-            self._expert_net = self.league.policy_net(weights)
-        else:
-            self._expert_net.load_state_dict(self.league.policy_net(weights).state_dict())
-        return self._expert_net
 
     def _train_until_sampled(self) -> dict:
         """Algorithm.train() until an iteration brings a sample back (a slow one, on a loaded machine,
@@ -455,9 +446,13 @@ class RLlibPPO(Backend):
         stats = pretrain(
             net, data, cfg.pretrain, cfg.ppo.reward_scale, rng, self.info.state_seen_by, cfg.progress
         )
+        self._send_main(net)
+        return stats
+
+    def _send_main(self, net) -> None:
+        """A driver-side net's weights as main's, in the learner group and every EnvRunner."""
         weights = module_weights({k: v.detach().cpu().numpy() for k, v in net.state_dict().items()})
         set_module_weights(self.algo, MAIN, weights)
-        return stats
 
     def state_dict(self) -> dict:
         return backend_state(self.rllib_dir)
