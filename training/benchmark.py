@@ -116,14 +116,13 @@ def benchmark(name: str, agent, info, protocol: Protocol = PROTOCOL, workers=Non
         "game": info.spec.name,
         "game_config": info.game_config,
         "protocol": asdict(protocol),
-        # each worker plays its share from its own stream, so a card is reproduced at its own count (a
-        # cooperative card plays in this process)
-        "workers": 1 if workers is None or info.cooperative else len(workers),
+        # each worker plays its share from its own stream, so a card is reproduced at its own count
+        "workers": 1 if workers is None else len(workers),
     }
     if isinstance(agent, Search):  # a search's play depends on its own budget, not only on its name
         card["agent_settings"] = agent.settings()
     if info.cooperative:
-        card |= cooperative_results(name, agent, info, protocol)
+        card |= cooperative_results(name, agent, info, protocol, workers)
         return card
     rivals = opponents(info, protocol)
     results = {}
@@ -156,13 +155,21 @@ def at_one_seat(agent, info, protocol: Protocol, seed: int, workers=None) -> dic
     return {"scripted": match(info, agent, "scripted", protocol.games, seed, workers=workers, mixed=one_seat)}
 
 
-def cooperative_results(name: str, agent, info, protocol: Protocol) -> dict:
+def cooperative_results(name: str, agent, info, protocol: Protocol, workers=None) -> dict:
     metrics = info.spec.extra.get("metrics")
     players = {name: agent}
     if info.spec.scripted_policy is not None and name != "scripted":
         players["scripted"] = "scripted"
     players |= {k: v for k, v in reference_agents(info, protocol).items() if k != name}
-    table = crossplay(info, players, protocol.games, protocol.seed, metrics, partners=players.get("scripted"))
+    table = crossplay(
+        info,
+        players,
+        protocol.games,
+        protocol.seed,
+        metrics,
+        partners=players.get("scripted"),
+        workers=workers,
+    )
     return {
         "team": table["self_play"],
         "with_scripted_partners": table["with_partners"],

@@ -349,11 +349,14 @@ def cmd_exploit(args) -> int:
 
 
 def cmd_crossplay(args) -> int:
-    _, info, players = named_players(args, as_evaluated=True)
+    game, info, players = named_players(args, as_evaluated=True)
     partners = None if args.partners == "none" else args.partners
     if partners is not None:
         check_player(partners)
-    table = crossplay(info, players, args.games, args.seed, info.spec.extra.get("metrics"), partners)
+    with worker_pool(args.workers, game, info, args.imports) as workers:
+        table = crossplay(
+            info, players, args.games, args.seed, info.spec.extra.get("metrics"), partners, workers=workers
+        )
     print(json.dumps(table, indent=1))
     return 0
 
@@ -670,6 +673,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the trained players take their most likely actions (default: as each one's run evaluates)",
     )
     c.add_argument("--threads", type=int, default=1, help="torch threads")
+    worker_option(c)
     agent_options(c)
     c.set_defaults(func=cmd_crossplay)
 

@@ -191,19 +191,19 @@ def one_seat(j: int, n: int) -> set[int]:
 
 
 def crossplay(info, players: dict, games: int, seed: int = 0, metrics: Callable | None = None,
-              partners: str | None = "scripted") -> dict:  # fmt: skip
+              partners: str | None = "scripted", workers=None) -> dict:  # fmt: skip
     """A cooperative game's cross-play table: each pair of players as one team (seats alternating, which
     of the two starts rotated), each player alone (self-play, the diagonal), and each player at one seat
     with `partners` at the others. Self-play scores hide conventions that fail with any other partner
-    (Hanabi's SAD, Other-Play); cross-play shows them."""
+    (Hanabi's SAD, Other-Play); cross-play shows them. Every team plays the same deals (the same seed;
+    with `workers`, the same streams per worker, as `match` shares them)."""
     if not info.cooperative:
         raise ValueError(f"cross-play is for cooperative games; {info.spec.name} has sides (use rate)")
     names = list(players)
     table: dict = {"players": names, "games": games, "self_play": {}, "pairs": {}, "with_partners": {}}
 
     def run(a, b, mixed):
-        rng = np.random.default_rng(seed)
-        return summarize(play_games(info, a, b, range(games), rng, metrics=metrics, mixed=mixed), info)
+        return match(info, a, b, games, seed, metrics=metrics, workers=workers, mixed=mixed)
 
     for i, a in enumerate(names):
         table["self_play"][a] = run(players[a], players[a], None)

@@ -166,6 +166,17 @@ def test_a_cooperative_card_puts_the_team_beside_scripted_partners():
     assert "| flip + scripted (one seat) | 0.000 |" in markdown(card)
 
 
+def test_a_cooperative_card_plays_on_the_workers_and_records_their_count(capsys):
+    argv = ["benchmark", "random", "--game", "tests.training.toy_signal:SPEC", "--games", "24"]
+    cards = []
+    for count in (2, 2):
+        assert main([*argv, "--workers", str(count)]) == 0
+        cards.append(json.loads(capsys.readouterr().out))
+    assert cards[0] == cards[1] and cards[0]["workers"] == 2  # the same --workers, the same card
+    assert cards[0]["team"]["random"]["games"] == 24
+    assert "played by 2 worker processes (reproduce with --workers 2)" in markdown(cards[0])
+
+
 def test_one_agents_cards_on_two_configurations_are_two_files(tmp_path):
     for players in (2, 4):
         write_card(

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
+from envs.core.workers import Workers, split, stream
 from training import cli
 from training.cli import main
-from training.evaluate import crossplay
+from training.evaluate import alternate_seats, crossplay, one_seat, play_games, summarize
 from training.games import game_info
 from training.trainer import Trainer
+from training.workers import GameWorker
 
 from . import toy_signal
 from .helpers import TOY, tiny_config
@@ -81,3 +84,38 @@ def test_the_command_line_plays_each_run_as_its_run_evaluates(tmp_path, monkeypa
     assert main(["crossplay", runs[True], runs[False], "--no-greedy", "--partners", "none"]) == 0
     assert [p.greedy for p in seen.values()] == [False, False]
     capsys.readouterr()
+
+
+def test_cross_play_on_workers_plays_each_share_from_its_own_stream():
+    """With workers each team's games are split over them, each share from its own stream as `match`
+    shares them (the same deals for every team); without, the table is played in this process from the
+    seed alone."""
+    info = game_info(SIGNAL, {})
+    players = {"scripted": "scripted", "random": "random"}
+    with Workers(GameWorker, [(SIGNAL, {})] * 2) as workers:
+        table = crossplay(info, players, games=30, seed=5, partners="scripted", workers=workers)
+
+    def by_shares(a, b, mixed):
+        results = []
+        for w, share in enumerate(split(30, 2)):
+            rng = np.random.default_rng(stream(5, 2, w))
+            results += play_games(info, a, b, share, rng, num_envs=32, mixed=mixed)
+        return summarize(results, info)
+
+    assert table["self_play"]["random"] == by_shares("random", "random", None)
+    assert table["pairs"]["scripted + random"] == by_shares("scripted", "random", alternate_seats)
+    assert table["with_partners"]["random + scripted"] == by_shares("random", "scripted", one_seat)
+    assert table["self_play"]["scripted"]["win_rate"] == 1.0
+    alone = crossplay(info, players, games=30, seed=5, partners="scripted")
+    in_process = play_games(info, "random", "random", range(30), np.random.default_rng(5))
+    assert alone["self_play"]["random"] == summarize(in_process, info)
+
+
+def test_the_command_line_plays_cross_play_on_workers(capsys):
+    argv = ["crossplay", "scripted", "random", "--game", SIGNAL, "--games", "24", "--partners", "none"]
+    tables = []
+    for _ in range(2):
+        assert main([*argv, "--workers", "2"]) == 0
+        tables.append(json.loads(capsys.readouterr().out))
+    assert tables[0] == tables[1]  # the same --workers, the same table
+    assert tables[0]["self_play"]["scripted"]["games"] == 24
