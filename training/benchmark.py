@@ -311,6 +311,14 @@ def protocol_rank(opponent: str) -> tuple[int, str]:
     return (kinds.index(kind) if kind in kinds else len(kinds), opponent)
 
 
+def own_with_scripted_partners(card: dict) -> float | None:
+    """A cooperative card's agent at one seat among scripted partners (the card also holds the reference
+    agents' rows; for the scripted player it is its own team)."""
+    if card["agent"] == "scripted":
+        return card["team"]["scripted"]["win_rate"]
+    return card["with_scripted_partners"].get(f"{card['agent']} + scripted", {}).get("win_rate")
+
+
 def workers_of(card: dict) -> int:
     """The worker processes a card's games were played by (cards from before it was recorded: one)."""
     return card.get("workers", 1)
@@ -457,7 +465,7 @@ def leaderboard(folder: str | Path) -> str:
                     for k, v in team.items()
                     if k.startswith("mean_") and k != "mean_return"
                 )
-                partners = next(iter(c["with_scripted_partners"].values()), {}).get("win_rate")
+                partners = own_with_scripted_partners(c)
                 lines.append(
                     f"| {c['agent']} | {protocol_cell(c)} | {team['win_rate']:.3f} | "
                     f"{measures} | {'—' if partners is None else f'{partners:.3f}'} |"

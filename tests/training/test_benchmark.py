@@ -177,6 +177,18 @@ def test_a_cooperative_card_plays_on_the_workers_and_records_their_count(capsys)
     assert "played by 2 worker processes (reproduce with --workers 2)" in markdown(cards[0])
 
 
+def test_the_leaderboard_shows_a_cooperative_agents_own_seat_among_scripted_partners(tmp_path):
+    info = game_info("tests.training.toy_signal:SPEC", {})
+    card = benchmark("flip", toy_signal.convention(True), info, SMALL)
+    # a card with reference agents holds their rows too, and a name before the agent's sorts first
+    card["with_scripted_partners"]["a-reference + scripted"] = {"win_rate": 0.5}
+    (tmp_path / "flip.json").write_text(json.dumps(card, sort_keys=True))
+    write_card(benchmark("scripted", "scripted", info, SMALL), tmp_path)
+    page = leaderboard(tmp_path)
+    assert "| flip | v3 (40 games, 4 search games) | 1.000 |  | 0.000 |" in page  # its own, not the 0.5
+    assert "| scripted | v3 (40 games, 4 search games) | 1.000 |  | 1.000 |" in page  # its own team
+
+
 def test_one_agents_cards_on_two_configurations_are_two_files(tmp_path):
     for players in (2, 4):
         write_card(
