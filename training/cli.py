@@ -198,7 +198,8 @@ def cmd_evaluate(args) -> int:
         check_player(text)
     game, info = target_game(args, [args.checkpoint, *opponents])
     name, agent, data = _load_player(args.checkpoint, info, args)
-    args.opponents_greedy = args.greedy  # trained opponents: as their own runs evaluate, unless told
+    if args.opponents_greedy is None:  # trained opponents: as their own runs evaluate, unless told
+        args.opponents_greedy = args.greedy
     if args.greedy is None:  # play as the run's own evaluations did, so the numbers compare
         args.greedy = run_evaluates_greedy(data)
         if args.greedy:
@@ -213,6 +214,7 @@ def cmd_evaluate(args) -> int:
         "games": args.games,
         "seed": args.seed,
         "greedy": args.greedy,
+        "opponents_greedy": {},  # each trained opponent: True where it played its most likely actions
         "seats_rotated": True,
         "results": {},
     }
@@ -275,8 +277,9 @@ def evaluate_all(args, info, game, name, agent, opponents, players, out, metrics
 
     for text in opponents:
         oname, opponent, meta = _load_player(text, info, args)
-        if meta is not None:  # a trained opponent plays as its run evaluates (or as --greedy says)
+        if meta is not None:  # a trained opponent plays as its run evaluates (or as the command says)
             opponent = as_run_evaluates(opponent, meta, args.opponents_greedy)
+            out["opponents_greedy"][oname] = opponent.greedy
         players[oname] = opponent
         if info.cooperative:
             if f"team_{name}" not in out["results"]:
@@ -595,7 +598,14 @@ def build_parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="argmax actions instead of sampling (default: each trained player as its run evaluates, its "
-        "eval.greedy; sampling for a baseline agent)",
+        "eval.greedy; sampling for a baseline agent); trained opponents too unless --opponents-greedy says",
+    )
+    e.add_argument(
+        "--opponents-greedy",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="trained opponents take their most likely actions, or sample (--no-opponents-greedy); default: "
+        "as --greedy says when given, else each as its run evaluates",
     )
     e.add_argument("--rating", action="store_true", help="add a rating table over agent and opponents")
     e.add_argument("--threads", type=int, default=1, help="torch threads")

@@ -101,10 +101,20 @@ def test_rating_intervals_cover_the_ratings_and_narrow_with_more_games():
     assert widths[1] < widths[0] / 4
 
 
-@pytest.mark.parametrize("flag, greedy", [([], True), (["--no-greedy"], False), (["--greedy"], True)])
+@pytest.mark.parametrize(
+    "flag, greedy",
+    [
+        ([], True),
+        (["--no-greedy"], False),
+        (["--greedy"], True),
+        (["--greedy", "--no-opponents-greedy"], False),
+        (["--no-greedy", "--opponents-greedy"], True),
+    ],
+)
 def test_evaluate_plays_a_trained_opponent_as_its_run_evaluates(tmp_path, capsys, flag, greedy):
-    """The agent here is random play (sampled); the opponent, a run whose evaluations are greedy, plays
-    greedy too unless --greedy / --no-greedy says otherwise."""
+    """The agent here is random play; the opponent, a run whose evaluations are greedy, plays greedy
+    unless --greedy / --no-greedy says otherwise, and --opponents-greedy / --no-opponents-greedy
+    chooses for the opponents alone (the agent as --greedy says)."""
     import json
 
     from training.cli import main
@@ -117,13 +127,13 @@ def test_evaluate_plays_a_trained_opponent_as_its_run_evaluates(tmp_path, capsys
     run = str(tmp_path / "r")
     args = ["evaluate", "random", "--game", TOY, "--opponents", run, "--games", "60", "--seed", "4"]
     assert main([*args, *flag, "--output", str(tmp_path / "out.json")]) == 0
-    result = json.loads((tmp_path / "out.json").read_text())["results"]
-    (played,) = result.values()
+    out = json.loads((tmp_path / "out.json").read_text())
+    (played,) = out["results"].values()
     info = game_info(TOY, {})
-    expected = match(
-        info, "random", load_policy(run, greedy=greedy), 60, 4, greedy=bool(flag == ["--greedy"])
-    )
+    agent_greedy = "--greedy" in flag
+    expected = match(info, "random", load_policy(run, greedy=greedy), 60, 4, greedy=agent_greedy)
     assert played == expected
+    assert out["greedy"] is agent_greedy and list(out["opponents_greedy"].values()) == [greedy]
 
 
 def test_a_player_at_one_seat_plays_for_its_seats_side_and_is_scored_by_the_role_dealt_there():
