@@ -74,6 +74,13 @@ def test_an_iteration_whose_sample_does_not_come_back_is_asked_again_then_refuse
     assert backend.algo.calls == SAMPLE_TRIES and backend.decisions == 300
 
 
+def test_the_native_trainers_workers_are_named_as_not_rllibs(tmp_path):
+    with pytest.warns(
+        UserWarning, match=r"workers=2 are the native trainer's.*rllib.num_env_runners \(here 1\)"
+    ):
+        RLlibPPO(_config(tmp_path / "run", "workers=2"), {"num_env_runners": 1})
+
+
 def test_short_run_improves_over_random_with_snapshot_opponents(local_ray, tmp_path, capsys):
     # two-player Nim (11 stones, take 1-3): random play wins half its games; learning beats that.
     # Opponents: self-play, random, and snapshots (a pool of 2 modules, refilled every 2 iterations)

@@ -303,6 +303,12 @@ class RLlibPPO(Backend):
                 "backend=rllib always standardizes advantages (ppo.normalize_advantages=false is ignored)",
                 stacklevel=2,
             )
+        if config.workers > 1:  # a shipped config may ask the native trainer for rollout workers
+            warnings.warn(
+                f"backend=rllib: workers={config.workers} are the native trainer's rollout processes; RLlib's "
+                f"are rllib.num_env_runners (here {self.rllib.num_env_runners})",
+                stacklevel=2,
+            )
         self.league = SnapshotLeague(config, self.info)
         # expert iteration on the driver (training/expert.py): its rounds, and the one driver-side net its
         # distillation optimizer steps (main's weights are loaded into it before each step)
