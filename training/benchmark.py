@@ -379,15 +379,29 @@ SCORING = ("reward",)
 COLUMNS = ("random", "scripted", "reference", "search", "search:reference")
 
 
-def leaderboard_cell(results: dict, column: str) -> str:
+def leaderboard_cell(results: dict, column: str, agent: str = "", versioned: bool = False) -> str:
     """A card's win rate against the opponent of `column` ("reference": the newest reference agent in
-    the card; "search:reference": the search guided by it), "—" where the card has none (protocol 1)."""
+    the card other than the agent itself, where there is one; "search:reference": the newest guided
+    search), "—" where the card has none (protocol 1). `versioned`: say which version it was (a table
+    whose cards met different versions)."""
     if column in results:
-        key = column
-    else:
-        found = [k for k in results if k.startswith(column + ":")]
-        key = found[-1] if found else None
-    return f"{results[key]['win_rate']:.3f}" if key else "—"
+        return f"{results[column]['win_rate']:.3f}"
+    found = sorted((k for k in results if k.startswith(column + ":")), key=version_of)
+    if not found:
+        return "—"
+    key = ([k for k in found if k != agent] or found)[-1]
+    said = f" (v{version_of(key)})" if versioned else ""
+    return f"{results[key]['win_rate']:.3f}{said}"
+
+
+def version_of(key: str) -> int:
+    """The version of a reference agent's result key, or of the search it guides."""
+    return references.parse(key.removeprefix("search:"))[2]
+
+
+def met_versions(cards: list[dict]) -> set[str]:
+    """The reference agents the cards' agents met (under protocol 2 or later)."""
+    return {k for c in cards for k in c["results"] if references.is_reference_name(k)}
 
 
 def agent_cell(card: dict) -> str:
@@ -426,7 +440,10 @@ def leaderboard(folder: str | Path) -> str:
         "Rows are ordered by the win rate against the scripted players. The Elo column is each card's own:",
         "it rates the players of that card's games (random = 0), so ratings from two cards are not on one",
         "scale (the scripted player, rated against weaker opponents on its own card, can stand above an",
-        "agent that beats it); compare agents by the win-rate columns.",
+        "agent that beats it); compare agents by the win-rate columns. Where the cards of a table met",
+        "different versions of the reference agent, its columns say which version each cell is: 'vs",
+        "reference' the newest on that card other than the agent itself, 'vs guided search' the search",
+        "guided by the newest on that card.",
         "",
     ]
 
@@ -446,8 +463,9 @@ def leaderboard(folder: str | Path) -> str:
                 "|---|---|---|---|---|---|---|---|" + ("---|" if seated else ""),
             ]
             mine.sort(key=lambda c: -c["results"]["scripted"]["win_rate"])
+            versioned = len(met_versions(mine)) > 1
             for c in mine:
-                cells = [leaderboard_cell(c["results"], column) for column in COLUMNS]
+                cells = [leaderboard_cell(c["results"], column, c["agent"], versioned) for column in COLUMNS]
                 if seated:
                     cells.append(leaderboard_cell(c.get("at_one_seat", {}), "scripted"))
                 elo = c["rating"]["elo"].get(c["agent"], 0.0)

@@ -259,6 +259,28 @@ def test_the_leaderboard_lists_each_game_best_first(tmp_path):
     assert main(["leaderboard", str(tmp_path)]) == 0
 
 
+def test_a_table_whose_cards_met_several_reference_versions_says_which_each_cell_is(tmp_path):
+    base = benchmark("scripted", "scripted", game_info(TOY, {}), SMALL)
+    v1, v2 = "reference:toy_nim-2p-v1", "reference:toy_nim-2p-v2"
+    played = base["results"]["scripted"]  # a whole result, its win rate replaced below
+
+    def card(agent: str, rates: dict) -> dict:
+        results = base["results"] | {k: played | {"win_rate": r} for k, r in rates.items()}
+        return base | {"agent": agent, "results": results}
+
+    # the newest version's own card meets itself and the one before; an older card met version 1 only
+    write_card(card(v2, {v1: 0.61, v2: 0.5, f"search:{v2}": 0.42}), tmp_path)
+    write_card(card("scripted", {v1: 0.37, f"search:{v1}": 0.41}), tmp_path)
+    rows = {line.split(" | ")[0][2:]: line.split(" | ") for line in leaderboard(tmp_path).splitlines()}
+    search = f"{base['results']['search']['win_rate']:.3f}"  # the unguided search has no version
+    assert rows[v2][4:7] == ["0.610 (v1)", search, "0.420 (v2)"]  # not its 0.5 against itself
+    assert rows["scripted"][4] == "0.370 (v1)" and rows["scripted"][6] == "0.410 (v1)"
+    (tmp_path / "one").mkdir()
+    write_card(card("scripted", {v1: 0.37, f"search:{v1}": 0.41}), tmp_path / "one")
+    row = next(line for line in leaderboard(tmp_path / "one").splitlines() if line.startswith("| scripted"))
+    assert " | 0.370 | " in row and "(v1)" not in row  # one version met: the column says it already
+
+
 def test_the_repository_s_leaderboard_orders_each_table_by_the_win_rate_against_scripted():
     # (not by Elo: each card's Elo is on the scale of its own round robin)
     page = leaderboard(Path(__file__).parents[2] / "benchmarks" / "cards")
