@@ -112,8 +112,18 @@ def match(
         (config, players, share, stream(seed, len(workers), w), per_worker, greedy)
         for w, share in enumerate(shares)
     ]
-    results = [r for part in workers.call("play", calls) for r in part]
-    return summarize(results, info)
+    replies = workers.call("play", calls)
+    for reply in replies:  # a search's time is spent in the workers: count it where it is read
+        for player, (seconds, decisions) in zip((player_a, player_b), reply["searched"]):
+            if isinstance(player, Search):
+                player.seconds += seconds
+                player.decisions += decisions
+    return summarize([r for reply in replies for r in reply["results"]], info)
+
+
+def search_spent(players) -> list[tuple[float, int]]:
+    """(seconds, decisions) each player has searched so far ((0.0, 0) for a player that does not search)."""
+    return [(p.seconds, p.decisions) if isinstance(p, Search) else (0.0, 0) for p in players]
 
 
 def play_games(

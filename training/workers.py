@@ -32,7 +32,7 @@ from envs.core.workers import SharedArrays, WorkerError, Workers, split, stream
 from .actors import NetActor
 from .checkpoint import CheckpointError
 from .config import from_dict
-from .evaluate import play_games
+from .evaluate import play_games, search_spent
 from .expert import play_round
 from .games import game_info, spec_info
 from .nets import PolicyNet
@@ -62,12 +62,14 @@ class GameWorker:
         return self._scored[key]
 
     def play(self, game_config: dict, players: bytes, games: range, seed, num_envs: int, greedy: bool):
-        """Games `games` of a `match` (see `training.evaluate.play_games`); the players arrive pickled
-        by value (networks with their weights)."""
+        """Games `games` of a `match` (see `training.evaluate.play_games`), their results and the
+        seconds and decisions each player searched for them; the players arrive pickled by value
+        (networks with their weights)."""
         player_a, player_b, metrics, mixed = pickle.loads(players)  # (sent by the trainer's own process)
         info = self.scored(game_config)
+        before = search_spent((player_a, player_b))
         with torch.no_grad():
-            return play_games(
+            results = play_games(
                 info,
                 player_a,
                 player_b,
@@ -78,6 +80,9 @@ class GameWorker:
                 metrics,
                 mixed=mixed,
             )
+        after = search_spent((player_a, player_b))
+        searched = [(b[0] - a[0], b[1] - a[1]) for a, b in zip(before, after)]  # this share's searching
+        return {"results": results, "searched": searched}
 
     def record_scripted(self, games: int, seed, uses_state: bool, random_share: float):
         """The warm start's scripted games of this worker's share (`pretrain.collect_scripted`)."""

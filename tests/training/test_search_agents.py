@@ -286,4 +286,8 @@ def test_evaluate_a_guided_search_over_workers(runs, capsys):
         "5",
     ]
     assert main([*argv, "--workers", "2"]) == 0
-    assert json.loads(capsys.readouterr().out)["results"]["vs_random"]["games"] == 4
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["results"]["vs_random"]["games"] == 4
+    # the search's time is spent in the workers, and still reported
+    assert report["seconds_per_decision"][f"search:{runs['mlp']}"] > 0 and "s per decision" in err
