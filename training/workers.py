@@ -82,6 +82,8 @@ class GameWorker:
             )
         after = search_spent((player_a, player_b))
         searched = [(b[0] - a[0], b[1] - a[1]) for a, b in zip(before, after)]  # this share's searching
+        if player_b is player_a:  # one player in both seats: its searching is counted once
+            searched[1] = (0.0, 0)
         return {"results": results, "searched": searched}
 
     def record_scripted(self, games: int, seed, uses_state: bool, random_share: float):

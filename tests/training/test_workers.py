@@ -4,10 +4,13 @@ spread over the same workers."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 import torch
 
+from envs.core.search import Search, SearchBudget
 from envs.core.workers import Workers, split, stream
 from training import checkpoint as ckpt
 from training.evaluate import match, one_seat, play_games
@@ -140,6 +143,17 @@ def test_evaluations_on_workers_play_each_share_from_its_own_stream():
     assert seated == summarize(at_one_seat, teams)  # the seats A plays travel to the workers too
     assert seated["win_rate"] < together["win_rate"]  # a random partner costs the scripted player
     assert spread["games"] == 30 and sum(v["games"] for v in spread["by_team"].values()) == 30
+
+
+def test_a_worker_counts_the_searching_of_one_player_in_both_seats_once():
+    worker = GameWorker(TOY, {"num_players": 2})
+    config = {"num_players": 2}
+    sent = pickle.dumps((Search(SearchBudget(simulations=4), seed=1),) * 2 + (None, None))
+    (seconds, decisions), other = worker.play(config, sent, range(3), [0, 0], 3, False)["searched"]
+    # the same games in this process: the one player's own count of what it searched
+    here, _, _, _ = pickle.loads(sent)
+    play_games(worker.info, here, here, range(3), np.random.default_rng([0, 0]), 3, False, None)
+    assert decisions == here.decisions > 0 and seconds > 0 and other == (0.0, 0)
 
 
 def test_the_warm_start_on_workers_joins_the_shares_exactly():
