@@ -341,7 +341,8 @@ class TrainConfig:
     threads: int = 1  # torch intra-op threads of the trainer's own process
     # rollout worker processes: each steps its share of the ppo.num_envs games with its own copy of the
     # networks (synced every iteration); they also play the evaluations and the warm start's games.
-    # 1 = everything in this process (the results of earlier versions, bit for bit)
+    # 1 = everything in this process (the results of earlier versions, bit for bit). backend=rllib:
+    # they play the evaluations and the warm start only; its rollouts run on rllib.num_env_runners
     workers: int = 1
     # where the update runs: "auto" (cuda if torch sees a GPU, else mps if present, else cpu), "cpu",
     # "cuda", "cuda:N" or "mps"; rollouts infer on the CPU, in the workers

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import json
+from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -23,6 +25,7 @@ from training.rllib.compat import is_rllib_checkpoint, refuse_native_resume  # n
 from training.rllib.module import module_weights  # noqa: E402
 from training.rllib.selfplay import MAIN, SnapshotLeague  # noqa: E402
 from training.rllib.trainer import SAMPLE_TRIES, RLlibPPO, RLlibRun, build_algorithm  # noqa: E402
+from training.run import start  # noqa: E402
 from training.trainer import Trainer  # noqa: E402
 
 TOY = "tests.training.toy_game:SPEC"
@@ -74,11 +77,32 @@ def test_an_iteration_whose_sample_does_not_come_back_is_asked_again_then_refuse
     assert backend.algo.calls == SAMPLE_TRIES and backend.decisions == 300
 
 
-def test_the_native_trainers_workers_are_named_as_not_rllibs(tmp_path):
-    with pytest.warns(
-        UserWarning, match=r"workers=2 are the native trainer's.*rllib.num_env_runners \(here 1\)"
-    ):
-        RLlibPPO(_config(tmp_path / "run", "workers=2"), {"num_env_runners": 1})
+def test_the_workers_record_the_warm_start_as_the_native_trainers_workers_do(tmp_path):
+    """Under RLlib `workers=2` (Exposaurus' config asks for them) records the warm start's scripted
+    games on two game processes: the native trainer's games for it, shares and streams alike. Before,
+    the driver recorded them all alone from another stream (6,000 Exposaurus games: 52 minutes)."""
+    config = load_config("configs/exposaurus.yaml", ["progress=false", "pretrain.games=6"])
+    warm_starts = {}
+    for backend in ("native", "rllib"):
+        options = {"backend": backend, "run_dir": str(tmp_path / backend)}
+        if backend == "native":
+            run = start(replace(config, **options), log=False)
+        else:
+            with pytest.warns(
+                UserWarning, match=r"workers=2 play the warm start.*num_env_runners \(here 1\)"
+            ):
+                run = RLlibRun(replace(config, **options), rllib={"num_env_runners": 1}, log=False)
+            assert run.backend.workers() is run.backend.workers() and len(run.backend.workers()) == 2
+        run.backend.policy = lambda: SimpleNamespace(uses_state=False)
+        run.backend.imitate = lambda data, b=backend: warm_starts.setdefault(b, data) and {}
+        try:
+            run.warm_start()
+        finally:
+            run.backend.close()
+    native, rllib = warm_starts["native"], warm_starts["rllib"]
+    assert len(native["action"]) > 6 * 10  # six whole games, a decision per placement and more
+    for name in ("action", "mask", "chain"):
+        np.testing.assert_array_equal(rllib[name], native[name])
 
 
 def test_short_run_improves_over_random_with_snapshot_opponents(local_ray, tmp_path, capsys):

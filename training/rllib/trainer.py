@@ -305,10 +305,11 @@ class RLlibPPO(Backend):
             )
         if config.workers > 1:  # a shipped config may ask the native trainer for rollout workers
             warnings.warn(
-                f"backend=rllib: workers={config.workers} are the native trainer's rollout processes; RLlib's "
-                f"are rllib.num_env_runners (here {self.rllib.num_env_runners})",
+                f"backend=rllib: workers={config.workers} play the warm start's scripted games and the "
+                f"evaluations; RLlib's rollouts run on rllib.num_env_runners (here {self.rllib.num_env_runners})",
                 stacklevel=2,
             )
+        self._games = None  # those `workers` processes, started on first use
         self.league = SnapshotLeague(config, self.info)
         # expert iteration on the driver (training/expert.py): its rounds, and the one driver-side net its
         # distillation optimizer steps (main's weights are loaded into it before each step)
@@ -337,10 +338,29 @@ class RLlibPPO(Backend):
         self.algo = build_algorithm(self.config, self.info, self.league, self.rllib)
         self._clock = time.perf_counter()
 
+    def workers(self):
+        """`workers` > 1: native game processes (`training.workers.GameWorker`s) that record the warm
+        start's scripted games and play the evaluations, the games the native trainer's rollout workers
+        play for them (the same shares and streams), so both backends warm-start from the same games and
+        the driver does not record thousands of them alone. RLlib's own rollouts stay on its EnvRunners."""
+        if self.config.workers < 2:
+            return None
+        if self._games is None:
+            from envs.core.workers import Workers
+
+            from ..workers import GameWorker
+
+            c = self.config
+            self._games = Workers(GameWorker, [(c.game, dict(c.game_config), ())] * c.workers, threads=1)
+        return self._games
+
     def close(self) -> None:
-        """Stop the Algorithm and a Ray this run started (a second call does nothing)."""
+        """Stop the game processes, the Algorithm and a Ray this run started (a second call does nothing)."""
         import ray
 
+        games, self._games = self._games, None
+        if games is not None:
+            games.close()
         algo, self.algo = self.algo, None
         if algo is not None:
             algo.stop()
