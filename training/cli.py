@@ -19,7 +19,6 @@ from envs.core.players import PLAYERS
 from envs.core.position import read_position
 from envs.core.replay import Recordings
 from envs.core.search import ROOTS, Search
-from envs.core.workers import Workers
 
 from . import checkpoint as ckpt
 from . import references
@@ -241,12 +240,13 @@ def cmd_evaluate(args) -> int:
 def worker_pool(count: int, game: str, info, imports: list[str] | tuple[str, ...] = ()):
     """`count` worker processes playing `game` as `info` scores it (None: play in this process), each
     importing the --import modules first (a player of one's own is registered there too)."""
-    if count <= 1:
+    from .workers import game_workers
+
+    workers = game_workers(count, game, info.game_config, imports)
+    if workers is None:
         yield None
         return
-    from .workers import GameWorker
-
-    with Workers(GameWorker, [(game, dict(info.game_config), tuple(imports))] * count) as workers:
+    with workers:
         yield workers
 
 

@@ -91,6 +91,14 @@ class GameWorker:
         return collect_scripted(self.info, games, seed, uses_state, random_share)
 
 
+def game_workers(count: int, game: str, game_config: dict, imports=()) -> Workers | None:
+    """`count` processes hosting a `GameWorker` each, for evaluations and warm starts (None for
+    `count` <= 1: play in this process)."""
+    if count <= 1:
+        return None
+    return Workers(GameWorker, [(game, dict(game_config), tuple(imports))] * count)
+
+
 class RolloutWorker(GameWorker):
     """A worker's share of a run's training games: a Runner over `num_envs` games with its own stream,
     the learner and the opponents it seats (a replica of the trainer's pool, synced every iteration)."""

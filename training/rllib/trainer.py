@@ -343,15 +343,11 @@ class RLlibPPO(Backend):
         start's scripted games and play the evaluations, the games the native trainer's rollout workers
         play for them (the same shares and streams), so both backends warm-start from the same games and
         the driver does not record thousands of them alone. RLlib's own rollouts stay on its EnvRunners."""
-        if self.config.workers < 2:
-            return None
         if self._games is None:
-            from envs.core.workers import Workers
-
-            from ..workers import GameWorker
+            from ..workers import game_workers
 
             c = self.config
-            self._games = Workers(GameWorker, [(c.game, dict(c.game_config), ())] * c.workers, threads=1)
+            self._games = game_workers(c.workers, c.game, c.game_config)
         return self._games
 
     def close(self) -> None:
