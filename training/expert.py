@@ -27,6 +27,7 @@ on the seat's information alone; the recorded observation is the seat's own.
 
 from __future__ import annotations
 
+import pickle
 import time
 from array import array
 from collections import deque
@@ -259,12 +260,17 @@ def completed_q_policy(
     return improved / improved.sum()
 
 
-def play_round_on_workers(workers, update: dict, cfg, reward_scale: float, seed, uses_state: bool) -> Lessons:
-    """`play_round` spread over rollout workers: worker w plays its share of the games from its own
-    stream (seed, number of workers, w), with the learner's weights of `update`."""
+def play_round_on_workers(
+    workers, policy: Policy, cfg, reward_scale: float, seed, uses_state: bool
+) -> Lessons:
+    """`play_round` spread over game processes (`training.workers.GameWorker`s: a run's rollout workers,
+    or RLlib's `workers`): worker w plays its share of the games from its own stream (seed, number of
+    workers, w); the policy travels to them by value (its network with the weights), as an
+    evaluation's players do."""
     shares = split(cfg.games, len(workers))
+    round_ = pickle.dumps((policy, cfg))  # (between this run's own processes; files are never unpickled)
     calls = [
-        (update, len(share), stream(seed, len(workers), w), reward_scale, uses_state)
+        (round_, len(share), stream(seed, len(workers), w), reward_scale, uses_state)
         for w, share in enumerate(shares)
     ]
     return Lessons.join(workers.call("play_expert_round", calls))
@@ -288,7 +294,9 @@ class Teacher:
         c = self.cfg
         return c.games > 0 and iteration % c.every == 0 and decisions >= c.start * total_steps
 
-    def play(self, policy: Policy, workers=None, update=None) -> None:
+    def play(self, policy: Policy, workers=None) -> None:
+        """A round of the guided search's games with `policy` as its prior and critic, on `workers`
+        (game processes) when there are."""
         began = time.perf_counter()
         seed = [self.seed, 3, self.played]
         uses_state = policy.net.uses_state
@@ -297,7 +305,7 @@ class Teacher:
                 self.info, policy, self.cfg, self.reward_scale, self.cfg.games, seed, uses_state
             )
         else:
-            lessons = play_round_on_workers(workers, update, self.cfg, self.reward_scale, seed, uses_state)
+            lessons = play_round_on_workers(workers, policy, self.cfg, self.reward_scale, seed, uses_state)
         self.rounds.append(lessons)
         self._kept = None
         self.played += 1

@@ -163,11 +163,7 @@ class NativePPO(Backend):
         the kept rounds into the network."""
         expert = self.expert
         if expert.due(self.iteration, self.runner.decisions, self.config.total_steps):
-            if isinstance(self.runner, ParallelRunner):
-                workers = self.runner.start()
-                expert.play(Policy(self.acting), workers, self.runner.learner_update())
-            else:
-                expert.play(Policy(self.acting))
+            expert.play(Policy(self.acting), self.workers())
         self.net.train()
         stats = expert.distil(self.net, self.rng)
         self._sync_acting()

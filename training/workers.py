@@ -36,7 +36,6 @@ from .evaluate import play_games, search_spent
 from .expert import play_round
 from .games import game_info, spec_info
 from .nets import PolicyNet
-from .policy import Policy
 from .pool import OpponentPool
 from .pretrain import collect_scripted
 from .runner import Batch, Runner, chain_layout
@@ -89,6 +88,13 @@ class GameWorker:
     def record_scripted(self, games: int, seed, uses_state: bool, random_share: float):
         """The warm start's scripted games of this worker's share (`pretrain.collect_scripted`)."""
         return collect_scripted(self.info, games, seed, uses_state, random_share)
+
+    def play_expert_round(self, round_: bytes, games: int, seed, reward_scale: float, uses_state: bool):
+        """This worker's share of an expert-iteration round (`training.expert.play_round`); the policy
+        and the `expert` options arrive pickled by value from the trainer's own process."""
+        policy, cfg = pickle.loads(round_)
+        with torch.no_grad():
+            return play_round(self.info, policy, cfg, reward_scale, games, seed, uses_state)
 
 
 def game_workers(count: int, game: str, game_config: dict, imports=()) -> Workers | None:
@@ -165,15 +171,6 @@ class RolloutWorker(GameWorker):
             "all_decisions": runner.all_decisions - all_decisions,
             "seconds": time.perf_counter() - began,  # this worker's own time (benchmarks/workers.py)
         }
-
-    def play_expert_round(self, update: dict, games: int, seed, reward_scale: float, uses_state: bool):
-        """This worker's share of an expert-iteration round (`training.expert.play_round`), searched with
-        the learner's weights of `update`."""
-        self.net.load_state_dict(as_tensors(update["learner"]))
-        with torch.no_grad():
-            return play_round(
-                self.info, Policy(self.net), self.config.expert, reward_scale, games, seed, uses_state
-            )
 
     def state_dict(self) -> dict:
         return {"runner": self.runner.state_dict(), "seated": self.seating.seated_snapshots()}
@@ -256,10 +253,6 @@ class ParallelRunner:
             "pool_stats": state["stats"],
             "next_id": state["next_id"],
         }
-
-    def learner_update(self) -> dict:
-        """The learner's weights alone, as the workers take them (`RolloutWorker.play_expert_round`)."""
-        return {"learner": as_arrays(self.net.state_dict())}
 
     def collect(self, steps: int, gamma: float, lam: float) -> Batch:
         workers = self.start()

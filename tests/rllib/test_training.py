@@ -15,6 +15,7 @@ import torch
 pytest.importorskip("ray.rllib")
 
 from tests.training import toy_game  # noqa: E402, F401 - so its name resolves
+from tests.training.helpers import RoundSpy, assert_same_lessons, round_in_shares  # noqa: E402
 from training import checkpoint as ckpt  # noqa: E402
 from training.cli import main  # noqa: E402
 from training.config import load_config  # noqa: E402
@@ -400,6 +401,37 @@ def test_expert_iteration_distils_on_the_driver_into_the_learner_group_and_env_r
         assert any(not np.array_equal(stepped[k], updated[k]) for k in updated)
     finally:
         algo.stop()
+
+
+def test_expert_rounds_are_played_on_the_workers_as_the_native_trainers_rollout_workers_play_them(
+    local_ray, tmp_path
+):
+    """With `workers=2` a round is played on the two game processes, each its share of the games from
+    its own stream, as the native trainer's rollout workers play it; before, the driver played every
+    game alone from one stream."""
+    config = _config(
+        tmp_path / "exit",
+        "ppo.num_envs=8",
+        "ppo.rollout_steps=16",
+        "expert.games=4",
+        "expert.simulations=16",
+        "workers=2",
+    )
+    with pytest.warns(UserWarning, match="expert iteration's rounds"):
+        run = RLlibRun(config, rllib={"num_env_runners": 1}, log=False)
+    backend = run.backend
+    spy = RoundSpy(backend.expert)
+    backend.algo = build_algorithm(config, run.info, backend.league, backend.rllib)
+    try:
+        backend.iterate()
+        workers = backend.workers()
+        count = len(workers)
+    finally:
+        backend.close()
+    [(policy, played_on)] = spy.calls
+    assert played_on is workers and count == 2
+    expected = round_in_shares(run.info, policy, config.expert, 1.0, [config.seed, 3, 0], 2)
+    assert_same_lessons(backend.expert.rounds[0], expected)
 
 
 @pytest.mark.parametrize("game", ["exposaurus", "artifacts"])

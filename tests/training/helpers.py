@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import torch
 
+from envs.core.workers import split, stream
 from training.actors import NetActor
 from training.config import NetConfig, load_config
+from training.expert import Lessons, play_round
 from training.games import game_info
 from training.nets import PolicyNet
 from training.runner import Runner
@@ -99,3 +103,35 @@ def ship_reference(run, folder, monkeypatch, version: int = 1):
     monkeypatch.setattr(references, "FOLDER", folder)
     monkeypatch.setattr(references, "shipped", lambda: (references.Reference(**entry),))
     return entry
+
+
+class RoundSpy:
+    """Wraps a Teacher's `play`: keeps a copy of each policy a round was played with (before the
+    distillation moves its weights) and the workers it was played on, then plays the round."""
+
+    def __init__(self, teacher):
+        self.teacher, self._play = teacher, teacher.play
+        self.calls: list = []
+        teacher.play = self
+
+    def __call__(self, policy, workers=None):
+        self.calls.append((copy.deepcopy(policy), workers))
+        return self._play(policy, workers)
+
+
+def round_in_shares(info, policy, cfg, reward_scale: float, seed, count: int) -> Lessons:
+    """A round of `cfg.games` played here share by share, as `count` workers play it: worker w's share
+    of the games from stream (seed, count, w)."""
+    with torch.no_grad():
+        parts = [
+            play_round(info, policy, cfg, reward_scale, len(share), stream(seed, count, w), uses_state=False)
+            for w, share in enumerate(split(cfg.games, count))
+        ]
+    return Lessons.join(parts)
+
+
+def assert_same_lessons(a: Lessons, b: Lessons) -> None:
+    assert len(a) == len(b) > 0
+    np.testing.assert_array_equal(a.obs[:], b.obs[:])
+    for name in ("mask", "target", "returns", "seat", "game", "searched_result"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)

@@ -26,7 +26,7 @@ from training.policy import Policy
 from training.search import guided_search
 from training.trainer import Trainer, resume
 
-from .helpers import TOY, tiny_config
+from .helpers import TOY, RoundSpy, assert_same_lessons, round_in_shares, tiny_config
 
 PILE, PERIOD = 11, 4  # the toy game's pile and max_take + 1
 
@@ -353,10 +353,19 @@ def test_the_same_seed_gives_the_same_expert_run(tmp_path):
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
 
 
-def test_rounds_are_played_on_the_rollout_workers(tmp_path):
+def test_rounds_are_played_on_the_rollout_workers_in_their_shares_and_streams(tmp_path):
     trainer = Trainer(tiny_config(tmp_path / "w", *EXPERT_RUN, "workers=2"), log=False)
+    backend = trainer.backend
+    spy = RoundSpy(backend.expert)
     try:
-        stats = trainer.backend.iterate()
+        stats = backend.iterate()
+        workers = backend.workers()
+        count = len(workers)
     finally:
-        trainer.backend.close()
+        backend.close()
     assert stats["expert/decisions"] > 0
+    [(policy, played_on)] = spy.calls
+    assert played_on is workers and count == 2
+    config = trainer.config
+    expected = round_in_shares(trainer.info, policy, config.expert, 1.0, [config.seed, 3, 0], 2)
+    assert_same_lessons(backend.expert.rounds[0], expected)

@@ -21,9 +21,10 @@ trainer counts the learner's. The `net` section builds the native network itself
 (`module`); what training reads beside a decision (the state, the auxiliary target, the teacher's labels)
 comes through a learner connector piece (`columns`) and the extra loss terms through a PPO learner
 subclass (`learner`); `device` puts the learners on a CUDA GPU. Expert iteration (the `expert` section)
-runs on the driver as the native trainer runs it in one process: after each update, a round of the
-guided search's games when one is due, then a distillation step on main's weights, which go back to the
-learner group and every EnvRunner.
+runs as the native trainer runs it: after each update, a round of the guided search's games when one is
+due (on the `workers` game processes when there are, as the native trainer's rollout workers play it),
+then a distillation step on the driver on main's weights, which go back to the learner group and every
+EnvRunner.
 """
 
 from __future__ import annotations
@@ -305,13 +306,14 @@ class RLlibPPO(Backend):
             )
         if config.workers > 1:  # a shipped config may ask the native trainer for rollout workers
             warnings.warn(
-                f"backend=rllib: workers={config.workers} play the warm start's scripted games and the "
-                f"evaluations; RLlib's rollouts run on rllib.num_env_runners (here {self.rllib.num_env_runners})",
+                f"backend=rllib: workers={config.workers} play the warm start's scripted games, the "
+                "evaluations and expert iteration's rounds; RLlib's rollouts run on "
+                f"rllib.num_env_runners (here {self.rllib.num_env_runners})",
                 stacklevel=2,
             )
         self._games = None  # those `workers` processes, started on first use
         self.league = SnapshotLeague(config, self.info)
-        # expert iteration on the driver (training/expert.py): its rounds, and the one driver-side net its
+        # expert iteration (training/expert.py): its rounds, and the one driver-side net its
         # distillation optimizer steps (main's weights are loaded into it before each step)
         self.expert = (
             Teacher(config.expert, self.info, config.ppo.reward_scale, config.seed)
@@ -340,9 +342,10 @@ class RLlibPPO(Backend):
 
     def workers(self):
         """`workers` > 1: native game processes (`training.workers.GameWorker`s) that record the warm
-        start's scripted games and play the evaluations, the games the native trainer's rollout workers
-        play for them (the same shares and streams), so both backends warm-start from the same games and
-        the driver does not record thousands of them alone. RLlib's own rollouts stay on its EnvRunners."""
+        start's scripted games and play the evaluations and expert iteration's rounds, the games the
+        native trainer's rollout workers play for them (the same shares and streams), so both backends
+        warm-start from the same games and the driver does not play thousands of them alone. RLlib's own
+        rollouts stay on its EnvRunners."""
         if self._games is None:
             from ..workers import game_workers
 
@@ -390,8 +393,8 @@ class RLlibPPO(Backend):
 
     def _expert_step(self) -> dict[str, float]:
         """The native trainer's expert step on main's weights: a round of the guided search's games when
-        due (played here, on the driver), then the distillation of the kept rounds; the result goes
-        back to the learner group and every EnvRunner."""
+        due (on the `workers` game processes when there are, else here on the driver), then the
+        distillation of the kept rounds; the result goes back to the learner group and every EnvRunner."""
         expert = self.expert
         due = expert.due(self.iteration, self.decisions, self.config.total_steps)
         if not (due or expert.rounds):  # before expert.start: nothing to read back from the learners
@@ -402,7 +405,7 @@ class RLlibPPO(Backend):
         net = self._expert_net = self.league.policy_net(weights, into=self._expert_net)
         if due:
             net.eval()
-            expert.play(Policy(net))
+            expert.play(Policy(net), self.workers())
         net.train()
         stats = expert.distil(net, self._expert_rng)
         self._send_main(net)
