@@ -110,7 +110,7 @@ class RoundSpy:
     distillation moves its weights) and the workers it was played on, then plays the round."""
 
     def __init__(self, teacher):
-        self.teacher, self._play = teacher, teacher.play
+        self._play = teacher.play
         self.calls: list = []
         teacher.play = self
 
