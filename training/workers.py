@@ -98,8 +98,8 @@ class GameWorker:
 
 
 def game_workers(count: int, game: str, game_config: dict, imports=()) -> Workers | None:
-    """`count` processes hosting a `GameWorker` each, for evaluations and warm starts (None for
-    `count` <= 1: play in this process)."""
+    """`count` processes hosting a `GameWorker` each, for evaluations, warm starts and expert rounds
+    (None for `count` <= 1: play in this process)."""
     if count <= 1:
         return None
     return Workers(GameWorker, [(game, dict(game_config), tuple(imports))] * count)

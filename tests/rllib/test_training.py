@@ -366,13 +366,14 @@ def test_a_recurrent_central_critic_run_trains_with_every_loss_term(local_ray, t
     assert net.obs_norm is not None and float(net.obs_norm.count) > 1000
 
 
+# a short run with a round of 4 searched games (16 simulations a decision)
+EXPERT_RUN = ("ppo.num_envs=8", "ppo.rollout_steps=16", "expert.games=4", "expert.simulations=16")
+
+
 def test_expert_iteration_distils_on_the_driver_into_the_learner_group_and_env_runners(local_ray, tmp_path):
     config = _config(
         tmp_path / "exit",
-        "ppo.num_envs=8",
-        "ppo.rollout_steps=16",
-        "expert.games=4",
-        "expert.simulations=16",
+        *EXPERT_RUN,
         "expert.every=2",
     )
     run = RLlibRun(config, rllib={"num_env_runners": 1}, log=False)
@@ -411,10 +412,7 @@ def test_expert_rounds_are_played_on_the_workers_as_the_native_trainers_rollout_
     game alone from one stream."""
     config = _config(
         tmp_path / "exit",
-        "ppo.num_envs=8",
-        "ppo.rollout_steps=16",
-        "expert.games=4",
-        "expert.simulations=16",
+        *EXPERT_RUN,
         "workers=2",
     )
     with pytest.warns(UserWarning, match="expert iteration's rounds"):
