@@ -238,6 +238,9 @@ class PretrainConfig:
     minibatch: int = 512
     # share of the recorded games in which one team is scripted and the others play at random
     random_opponents: float = 0.0
+    # the cloning target puts this share of its probability evenly on the decision's legal actions
+    # (label smoothing), so the clone PPO starts from is less certain than the scripted player
+    label_smoothing: float = 0.0
 
     def validate(self) -> None:
         check_count("pretrain.games", self.games, 0, " (0 = no warm start)")
@@ -245,6 +248,7 @@ class PretrainConfig:
             check_count(f"pretrain.{name}", getattr(self, name))
         check_number("pretrain.lr", self.lr, 0, 1, low_open=True, high_open=True)
         check_number("pretrain.random_opponents", self.random_opponents, 0, 1)
+        check_number("pretrain.label_smoothing", self.label_smoothing, 0, 1, high_open=True)
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 The scripted policy plays every seat of `pretrain.games` games; each decision's observation, mask and
 action are recorded with the seat's return from that decision to the end (gamma = 1). The actor learns
-the actions by masked cross-entropy and the critic the returns by squared error. The baseline uses only
+the actions by masked cross-entropy (with `pretrain.label_smoothing`, towards a target that spreads that
+share over the legal actions) and the critic the returns by squared error. The baseline uses only
 observations, so the clone sees nothing a player could not. Off by default (pretrain.games = 0). A
 run made shorter than its config file's (total_steps=...) records proportionally fewer games
 (`config.load_config`); bars show the recording and the cloning as they go (config.progress).
@@ -17,12 +18,14 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 import torch
 
 from envs.core.workers import split, stream
 
+from .nets import masked_entropy
 from .runlog import warm_start_bar
 from .runner import chain_layout
 
@@ -424,17 +427,15 @@ def pretrain(
                 rows, pad = safe[:, cols], ~valid[:, cols]
                 h0 = torch.zeros(len(cols), net.hidden_size, device=device)
                 states = state[rows] if net.uses_state else None
+                legal = tensor(mask[rows] | pad[..., None])
                 outs = net.sequence(
-                    tensor(obs[rows]),
-                    tensor(mask[rows] | pad[..., None]),
-                    tensor(start[rows] | pad),
-                    h0,
-                    tensor(states),
-                    aux,
+                    tensor(obs[rows]), legal, tensor(start[rows] | pad), h0, tensor(states), aux
                 )
                 weight = tensor((~pad).astype(np.float32))
-                target = tensor(returns[rows])
-                stats = _step(optimizer, net, outs, seen(rows, states), tensor(action[rows]), target, weight)
+                target = Targets(
+                    tensor(action[rows]), legal, tensor(returns[rows]), seen(rows, states), weight
+                )
+                stats = _step(optimizer, net, outs, target, cfg.label_smoothing)
                 _tick(bar)
     else:
         n = len(action)
@@ -444,17 +445,11 @@ def pretrain(
             for k in range(0, n, cfg.minibatch):
                 idx = perm[k : k + cfg.minibatch]
                 states = state[idx] if net.uses_state else None
-                outs = net.evaluate_flat(tensor(obs[idx]), tensor(mask[idx]), tensor(states), aux)
-                target = tensor(returns[idx])
-                stats = _step(
-                    optimizer,
-                    net,
-                    outs,
-                    seen(idx, states),
-                    tensor(action[idx]),
-                    target,
-                    torch.ones(len(idx), device=device),
-                )
+                legal = tensor(mask[idx])
+                outs = net.evaluate_flat(tensor(obs[idx]), legal, tensor(states), aux)
+                weight = torch.ones(len(idx), device=device)
+                target = Targets(tensor(action[idx]), legal, tensor(returns[idx]), seen(idx, states), weight)
+                stats = _step(optimizer, net, outs, target, cfg.label_smoothing)
                 _tick(bar)
     if bar is not None:
         bar.close()
@@ -479,14 +474,31 @@ def _rows(data: Mapping, name: str):
     return getattr(data, name) if isinstance(data, Recording) else np.asarray(data[name])
 
 
-def _step(optimizer, net, outs, aux_target, action, returns, weight):
+class Targets(NamedTuple):
+    """What one minibatch of the cloning learns: the scripted action among the legal ones, the game's
+    return, the auxiliary target (or None), and each row's weight (0 for a recurrent batch's padding)."""
+
+    action: torch.Tensor
+    legal: torch.Tensor
+    returns: torch.Tensor
+    aux: torch.Tensor | None
+    weight: torch.Tensor
+
+
+def _step(optimizer, net, outs, target: Targets, smoothing: float):
     logits, values = outs[:2]
-    logp = torch.log_softmax(logits, -1).gather(-1, action.unsqueeze(-1)).squeeze(-1)
+    weight = target.weight
     total = weight.sum().clamp(min=1.0)
+    log_probs = torch.log_softmax(logits, -1)
+    logp = log_probs.gather(-1, target.action.unsqueeze(-1)).squeeze(-1)
     bc = -(logp * weight).sum() / total
-    v = 0.5 * (((values - returns) ** 2) * weight).sum() / total
-    loss = bc + 0.5 * v
-    aux = net.aux_loss(outs[2], aux_target, weight) if len(outs) > 2 else None
+    cloning = bc
+    if smoothing:  # the target's other share, spread evenly over the legal actions
+        spread = _mean_over_legal(log_probs, target.legal)
+        cloning = (1 - smoothing) * bc - smoothing * (spread * weight).sum() / total
+    v = 0.5 * (((values - target.returns) ** 2) * weight).sum() / total
+    loss = cloning + 0.5 * v
+    aux = net.aux_loss(outs[2], target.aux, weight) if len(outs) > 2 else None
     if aux is not None:
         loss = loss + aux
     optimizer.zero_grad()
@@ -494,6 +506,19 @@ def _step(optimizer, net, outs, aux_target, action, returns, weight):
     torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
     optimizer.step()
     with torch.no_grad():
-        acc = (((logits.argmax(-1) == action).float() * weight).sum() / total).item()
-    stats = {"pretrain/cross_entropy": bc.item(), "pretrain/value": v.item(), "pretrain/accuracy": acc}
+        acc = (((logits.argmax(-1) == target.action).float() * weight).sum() / total).item()
+        entropy = ((masked_entropy(log_probs, target.legal) * weight).sum() / total).item()
+    # cross_entropy: against the scripted action alone, smoothing or not (comparable between runs)
+    stats = {
+        "pretrain/cross_entropy": bc.item(),
+        "pretrain/value": v.item(),
+        "pretrain/accuracy": acc,
+        "pretrain/entropy": entropy,
+    }
     return stats | ({"pretrain/aux_state": aux.item()} if aux is not None else {})
+
+
+def _mean_over_legal(values: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+    """Each row's mean of `values` over its legal actions (illegal log-probabilities are -1e9: left out)."""
+    legal_values = torch.where(legal, values, torch.zeros_like(values))
+    return legal_values.sum(-1) / legal.sum(-1).clamp(min=1)

@@ -76,9 +76,8 @@ def dense_pretrain(net, data: dict, cfg, reward_scale: float, rng: np.random.Gen
                 logits, values = net.sequence(
                     mb["obs"], mb["mask"], mb["start"], h0, mb["state"] if net.uses_state else None
                 )
-                stats = pt._step(
-                    optimizer, net, (logits, values), None, mb["action"], mb["returns"], mb["weight"]
-                )
+                target = pt.Targets(mb["action"], mb["mask"], mb["returns"], None, mb["weight"])
+                stats = pt._step(optimizer, net, (logits, values), target, cfg.label_smoothing)
     else:
         n = len(data["action"])
         tensors = {f: torch.from_numpy(v) for f, v in data.items() if f in ("obs", "mask", "action", "state")}
@@ -91,9 +90,8 @@ def dense_pretrain(net, data: dict, cfg, reward_scale: float, rng: np.random.Gen
                 logits, values = net.evaluate_flat(
                     mb["obs"], mb["mask"], mb["state"] if net.uses_state else None
                 )
-                stats = pt._step(
-                    optimizer, net, (logits, values), None, mb["action"], mb["returns"], torch.ones(len(idx))
-                )
+                target = pt.Targets(mb["action"], mb["mask"], mb["returns"], None, torch.ones(len(idx)))
+                stats = pt._step(optimizer, net, (logits, values), target, cfg.label_smoothing)
     return stats
 
 

@@ -379,6 +379,38 @@ def test_pretraining_imitates_the_scripted_baseline(tmp_path):
     assert agree > 0.9
 
 
+@pytest.mark.parametrize("smoothing", [0.2, 0.4])
+def test_label_smoothing_leaves_that_share_of_the_clone_spread_over_the_legal_actions(smoothing):
+    from training.config import NetConfig, PretrainConfig
+    from training.pretrain import collect_scripted, pretrain
+
+    info = game_info(TOY, {"num_players": 4, "teams": True})
+    data = collect_scripted(info, 100, seed=5, uses_state=False)
+    obs, mask, action = (torch.from_numpy(data[k]) for k in ("obs", "mask", "action"))
+    legal = mask.sum(-1)
+    assert (legal > 1).float().mean() > 0.5  # most decisions have something to spread onto
+    probs, stats = {}, {}
+    for eps in (0.0, smoothing):
+        torch.manual_seed(0)
+        net = PolicyNet(info.net_shape, NetConfig(hidden=[64], critic_hidden=[16]))
+        cfg = PretrainConfig(games=100, epochs=40, minibatch=128, label_smoothing=eps)
+        stats[eps] = pretrain(net, data, cfg, 1.0, np.random.default_rng(0))
+        with torch.no_grad():
+            probs[eps] = torch.softmax(net.evaluate_flat(obs, mask)[0], -1)
+    rows = torch.arange(len(action))
+    plain, smoothed = probs[0.0][rows, action], probs[smoothing][rows, action]
+    assert plain.mean() > 0.95  # the plain clone is all but certain of the scripted action
+    # the smoothed one gives it the target's share, 1 - eps + eps / (legal actions) ...
+    want = 1 - smoothing + smoothing / legal
+    assert (smoothed - want).abs().mean() < 0.05, (smoothed.mean(), want.mean())
+    # ... still ranks it first, and gives an illegal action nothing
+    assert (probs[smoothing].argmax(-1) == action).float().mean() > 0.95
+    assert (probs[smoothing][~mask] == 0).all()
+    assert stats[smoothing]["pretrain/entropy"] > stats[0.0]["pretrain/entropy"] + 0.1
+    with pytest.raises(ConfigError, match="label_smoothing"):
+        load_config(None, [f"game={TOY}", "pretrain.label_smoothing=1"]).validate()
+
+
 def test_pretraining_data_against_random_opponents_records_only_the_scripted_team():
     from training.pretrain import collect_scripted
 
