@@ -359,6 +359,11 @@ class TrainConfig:
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     teacher: TeacherConfig = field(default_factory=TeacherConfig)
     expert: ExpertConfig = field(default_factory=ExpertConfig)
+    # a checkpoint (file, run directory or reference:<game>-v<N>) whose policy the run starts from, in
+    # place of the warm start (pretrain.games is then not played); its network must be this config's
+    # net. A run's checkpoints/warm_start.pt is its policy right after the warm start, so several runs
+    # can share one clone. Weights only: the optimizer, pool and random streams start fresh
+    init: str = ""
     backend: str = "native"  # "native" (this package's PPO) or "rllib" (RLlib's PPO on Ray)
     # options of backend=rllib (training/rllib/options.py), e.g. rllib.num_env_runners=4; that backend
     # checks them (this module never imports it), the native one ignores them

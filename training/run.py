@@ -46,6 +46,8 @@ RUN_FILES = ("checkpoints", "tb", "rllib_checkpoint", "config.yaml", "eval.json"
 BACKENDS = {"native": "training.trainer:Trainer", "rllib": "training.rllib.trainer:RLlibRun"}
 # backends whose checkpoints hold their whole state; RLlib keeps its own in rllib_checkpoint/
 RESUMABLE = ("native",)
+# the policy right after a run's warm start, in its checkpoints/: another run may start from it (init=...)
+WARM_START = "warm_start.pt"
 CURVE_EVERY_S = 300  # the curve costs about a second to draw: at the end, and at most this often before
 
 
@@ -195,6 +197,10 @@ class Backend(ABC):
         the policy; returns its statistics."""
         raise ConfigError(f"backend={self.name} has no warm start (pretrain.games)")
 
+    def start_from(self, net) -> None:
+        """config.init: the policy takes the weights of `net` (a `PolicyNet` of the same shape)."""
+        raise ConfigError(f"backend={self.name} cannot start from a checkpoint (init)")
+
     def workers(self):
         """Worker processes (`envs.core.workers.Workers` hosting `training.workers.GameWorker`s) on which
         the run plays its evaluations and warm start; None: in this process."""
@@ -235,10 +241,14 @@ class Run:
         self.wall = 0.0  # seconds of training, over every resume
         self.pretrained = False
         self.pretrain_stats: dict = {}
+        self.init: dict = {}  # config.init's checkpoint, as read: path, iteration, decisions
+        self._init_net = None  # its network, until the run starts from it
         self.last_checkpoint: tuple[Path, int, int] | None = None  # (path, iteration, decisions)
         self._last_plot = time.perf_counter()
         self._open: list = []
         if resume_from is None:
+            if self.config.init:  # read first: it may lie in the run directory that is cleared next
+                self._init_net, self.init = init_policy(self.config, self.info)
             prepare_run_dir(self.run_dir, overwrite, backend.name in RESUMABLE)
         else:
             self._resume(resume_from)
@@ -324,13 +334,20 @@ class Run:
         return name if self.backend.name == "native" else f"{name} ({self.backend.name})"
 
     def _start(self, writer) -> None:
-        """A fresh run: the optional warm start, then an evaluation at step 0 (where curves begin)."""
-        if self.config.pretrain.games:
+        """A fresh run: the policy of config.init, or else the optional warm start (kept as
+        checkpoints/warm_start.pt), then an evaluation at step 0 (where curves begin)."""
+        if self._init_net is not None:
+            self.backend.start_from(self._init_net)
+            self._init_net = None
+        elif self.config.pretrain.games:
             self.warm_start(writer)
-        if self.config.eval.every or self.pretrained:
+            self.save(WARM_START)
+        if self.config.eval.every or self.pretrained or self.init:
             entry = self.evaluate()
             if self.pretrained:
                 entry["after_pretraining"] = True
+            if self.init:
+                entry["init"] = self.init["path"]
             log_eval(writer, entry)
             self._write_eval()
 
@@ -391,6 +408,7 @@ class Run:
             "wall_seconds": round(self.wall, 1),
             "seeds": self.seeds.record(),
             "pretrain": self.pretrain_stats,
+            "init": self.init,
             "environment": environment(),
             **b.summary(),
             "final_eval": entry,
@@ -426,7 +444,8 @@ class Run:
     def state_dict(self) -> dict:
         """A checkpoint's trainer state: the run's part, then the backend's."""
         run = {"backend": self.backend.name, "history": self.history, "wall": self.wall}
-        return run | {"pretrained": self.pretrained} | self.backend.state_dict()
+        start = {"pretrained": self.pretrained, "pretrain_stats": self.pretrain_stats, "init": self.init}
+        return run | start | self.backend.state_dict()
 
     def save(self, name: str = "latest.pt") -> Path:
         b = self.backend
@@ -434,7 +453,7 @@ class Run:
         saved = ckpt.save_checkpoint(
             path, b.policy(), self.config, self.info, b.iteration, b.decisions, self.state_dict()
         )
-        if name == "latest.pt":
+        if name in ("latest.pt", WARM_START):  # (the warm start's: a run stopped before its first checkpoint)
             self.last_checkpoint = (saved, b.iteration, b.decisions)
         return saved
 
@@ -448,6 +467,8 @@ class Run:
         self.history = state["history"]
         self.wall = state["wall"]
         self.pretrained = state.get("pretrained", False)
+        self.pretrain_stats = state.get("pretrain_stats", {})  # (summary.json's "pretrain" after a resume)
+        self.init = state.get("init", {})
         self.last_checkpoint = (Path(data["path"]), self.backend.iteration, self.backend.decisions)
 
     def _refuse_another_runs_directory(self, data: dict) -> None:
@@ -484,6 +505,30 @@ class Run:
         if path.resolve() != (self.run_dir / "checkpoints" / "latest.pt").resolve():
             target = f"{path} run_dir={self.run_dir}"
         return f"{where}; resume with: python -m training train --resume {target}"
+
+
+def init_policy(config: TrainConfig, info: GameInfo) -> tuple:
+    """config.init's network and where it came from ({path, iteration, decisions}): a checkpoint of the
+    run's game whose network is the config's, read as data (`checkpoint.read_checkpoint`)."""
+    data = ckpt.read_checkpoint(config.init, info)
+    ckpt.check_played(data, info, f"this run (init={config.init})")
+    try:
+        theirs = from_dict(data["train_config"]).net
+    except Exception as exc:  # (as build_net: whatever is wrong with the stored config)
+        raise ckpt.CheckpointError(f"checkpoint {data['path']!r} holds an unusable config: {exc}") from None
+    mine, theirs = dataclasses.asdict(config.net), dataclasses.asdict(theirs)
+    differ = [f"net.{k}={theirs[k]!r} there, {mine[k]!r} here" for k in mine if mine[k] != theirs[k]]
+    if differ:
+        raise ConfigError(
+            f"init={config.init}: its network is not this config's (" + "; ".join(differ) + "); give the "
+            "run the checkpoint's net options"
+        )
+    where = {
+        "path": str(data["path"]),
+        "iteration": data.get("iteration"),
+        "decisions": data.get("decisions"),
+    }
+    return ckpt.build_net(data), where
 
 
 def refuse_unresumable(data: dict, state: dict) -> None:

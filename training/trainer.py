@@ -204,6 +204,10 @@ class NativePPO(Backend):
         self._sync_acting()
         return stats
 
+    def start_from(self, net: PolicyNet) -> None:
+        self.net.load_state_dict(net.state_dict())
+        self._sync_acting()
+
     def summary(self) -> dict:
         return {"episodes": self.episodes}
 

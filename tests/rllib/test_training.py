@@ -179,6 +179,31 @@ def test_short_run_improves_over_random_with_snapshot_opponents(local_ray, tmp_p
     assert all(r["games"] == 100 for r in out["results"].values())
 
 
+def test_init_puts_a_native_runs_weights_in_the_learner_group_and_every_env_runner(local_ray, tmp_path):
+    Trainer(
+        _config(tmp_path / "native", "total_steps=200", "ppo.num_envs=8", "ppo.rollout_steps=16"), log=False
+    ).train()
+    stored = ckpt.read_checkpoint(tmp_path / "native")["model"]
+    run = RLlibRun(
+        _config(tmp_path / "rllib", f"init={tmp_path / 'native'}"), rllib={"num_env_runners": 1}, log=False
+    )
+    algo = run.backend.algo = build_algorithm(run.config, run.info, run.backend.league, run.backend.rllib)
+    try:
+        before = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        run.backend.start_from(run._init_net)
+        learner = algo.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        assert any(not np.array_equal(before[k], learner[k]) for k in learner)
+        for k, v in run.backend.sync_net().state_dict().items():
+            torch.testing.assert_close(v, stored[k], rtol=0, atol=0)
+        remote = algo.env_runner_group.foreach_env_runner(
+            lambda er: er.module[MAIN].get_state(), local_env_runner=False
+        )[0]
+        for k in remote:  # (the EnvRunner's inference-only copy: the actor's weights)
+            np.testing.assert_array_equal(remote[k], learner[k])
+    finally:
+        algo.stop()
+
+
 def test_snapshot_weights_are_copied_from_the_learner_group(local_ray, tmp_path):
     config = _config(
         tmp_path / "snap",

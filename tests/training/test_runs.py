@@ -379,6 +379,58 @@ def test_pretraining_imitates_the_scripted_baseline(tmp_path):
     assert agree > 0.9
 
 
+# a run with a short warm start (the toy game's scripted player cloned), then a few PPO iterations
+CLONED = ["total_steps=300", "pretrain.games=60", "pretrain.epochs=3", "eval.games=40"]
+
+
+def test_init_starts_a_run_from_another_runs_warm_start_in_place_of_its_own(tmp_path):
+    first = Trainer(tiny_config(tmp_path / "a", *CLONED), log=False)
+    first.train()
+    warm = tmp_path / "a" / "checkpoints" / "warm_start.pt"
+    data = ckpt.read_checkpoint(warm)
+    assert (data["iteration"], data["decisions"]) == (0, 0)
+    second = Trainer(tiny_config(tmp_path / "b", *CLONED, f"init={warm}"), log=False)
+    at_evaluations = []  # the policy's weights as each evaluation begins (the first: at step 0)
+    evaluate = second.evaluate
+    second.evaluate = lambda *a, **k: at_evaluations.append(_weights(second)) or evaluate(*a, **k)
+    second.train()
+    assert _same(at_evaluations[0], list(data["model"].values()))
+    assert not _same(at_evaluations[0], _weights(second))  # and PPO trained on from there
+    assert second.pretrain_stats == {} and not second.pretrained  # no scripted games, no cloning
+    assert not (tmp_path / "b" / "checkpoints" / "warm_start.pt").exists()
+    # the clone's weights and the same evaluation seed: the first run's step-0 games
+    a0, b0 = first.history[0], second.history[0]
+    assert b0["init"] == str(warm) and "after_pretraining" not in b0 and a0["after_pretraining"]
+    assert (a0["random"], a0["scripted"]) == (b0["random"], b0["scripted"])
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert summary["init"] == {"path": str(warm), "iteration": 0, "decisions": 0}
+    assert summary["pretrain"] == {}
+
+
+def test_a_run_stopped_after_its_warm_start_resumes_from_it_as_if_uninterrupted(tmp_path):
+    full = Trainer(tiny_config(tmp_path / "full", *CLONED), log=False)
+    full.train()
+    warm = tmp_path / "full" / "checkpoints" / "warm_start.pt"
+    resumed = resume(warm, run_dir=tmp_path / "resumed", log=False)
+    assert resumed.iteration == 0 and resumed.pretrained
+    resumed.train()
+    assert resumed.pretrain_stats == full.pretrain_stats  # the warm start was not played again
+    assert resumed.history == full.history
+    assert _same(_weights(full), _weights(resumed))
+
+
+def test_init_refuses_another_game_another_network_and_a_missing_file_before_writing(tmp_path):
+    Trainer(tiny_config(tmp_path / "toy", "total_steps=64"), log=False).train()
+    toy = tmp_path / "toy"
+    with pytest.raises(ConfigError, match=r"net\.hidden=\[32\] there, \[48\] here"):
+        Trainer(tiny_config(tmp_path / "wide", f"init={toy}", "net.hidden=[48]"), log=False)
+    with pytest.raises(ckpt.CheckpointError, match="game .*'exposed'"):
+        Trainer(tiny_config(tmp_path / "exposed", f"init={toy}", game="exposed"), log=False)
+    with pytest.raises(ckpt.CheckpointError, match="no checkpoint at"):
+        Trainer(tiny_config(tmp_path / "none", f"init={tmp_path / 'missing.pt'}"), log=False)
+    assert not any((tmp_path / name).exists() for name in ("wide", "exposed", "none"))
+
+
 @pytest.mark.parametrize("smoothing", [0.2, 0.4])
 def test_label_smoothing_leaves_that_share_of_the_clone_spread_over_the_legal_actions(smoothing):
     from training.config import NetConfig, PretrainConfig

@@ -474,6 +474,12 @@ class RLlibPPO(Backend):
         self._send_main(net)
         return stats
 
+    def start_from(self, net) -> None:
+        """config.init's weights into the learner group and every EnvRunner."""
+        mine = self.sync_net()
+        mine.load_state_dict(net.state_dict())
+        self._send_main(mine)
+
     def _send_main(self, net) -> None:
         """A driver-side net's weights as main's, in the learner group and every EnvRunner."""
         weights = module_weights({k: v.detach().cpu().numpy() for k, v in net.state_dict().items()})
