@@ -536,7 +536,8 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConf
     file's warm start in proportion: pretrain.games times the share of total_steps it keeps, rounded
     up (a 2,000-decision smoke test of a 1.2M-decision config records 25 of its 15,000 games, not all
     of them), saying so with a ScaledWarmStart warning. A pretrain.games=... override is kept as
-    given, and a run at or above the file's length is left exactly as the file says."""
+    given, and a run at or above the file's length, or one that starts from `init`, is left exactly as
+    the file says."""
     data: dict[str, Any] = {}
     if path is not None:
         data = read_yaml(Path(path)) or {}
@@ -545,7 +546,8 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConf
     planned = _planned_warm_start(data)
     config = from_dict(apply_overrides(data, list(overrides)))
     given = [tuple(parse_override(text)[0]) for text in overrides]
-    if planned and not any(key[:2] in (("pretrain",), ("pretrain", "games")) for key in given):
+    scaled = planned and not config.init  # (init replaces the warm start: nothing to scale)
+    if scaled and not any(key[:2] in (("pretrain",), ("pretrain", "games")) for key in given):
         _scale_warm_start(config, *planned, path)
     return config
 

@@ -539,6 +539,8 @@ def test_a_short_run_of_a_config_scales_its_warm_start_and_says_so():
         assert load_config(path, [f"total_steps={2 * steps}"]).pretrain.games == games
         assert load_config(path, ["total_steps=2000", f"pretrain.games={games}"]).pretrain.games == games
         assert load_config(path, ["total_steps=2000", "pretrain.games=40"]).pretrain.games == 40
+        # a run that starts from a checkpoint plays no warm start, so none is scaled
+        assert load_config(path, ["total_steps=2000", "init=runs/a"]).pretrain.games == games
 
 
 def test_every_shipped_config_at_its_own_length_keeps_its_whole_warm_start():
