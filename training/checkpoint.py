@@ -408,11 +408,15 @@ def mismatches(data: dict, info, game: str) -> list[str]:
 
 def build_net(data: dict) -> PolicyNet:
     """The policy network stored in a checkpoint, weights loaded, with clear errors on mismatch."""
+    return net_from(data, stored_config(data).net)
+
+
+def stored_config(data: dict):
+    """The train config a checkpoint was trained with (a `TrainConfig`); CheckpointError if unusable."""
     try:
-        config = from_dict(data["train_config"])
+        return from_dict(data["train_config"])
     except Exception as exc:
         raise CheckpointError(f"checkpoint {data['path']!r} holds an unusable config: {exc}") from None
-    return net_from(data, config.net)
 
 
 def net_from(data: dict, net_config: NetConfig) -> PolicyNet:

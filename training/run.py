@@ -512,11 +512,7 @@ def init_policy(config: TrainConfig, info: GameInfo) -> tuple:
     run's game whose network is the config's, read as data (`checkpoint.read_checkpoint`)."""
     data = ckpt.read_checkpoint(config.init, info)
     ckpt.check_played(data, info, f"this run (init={config.init})")
-    try:
-        theirs = from_dict(data["train_config"]).net
-    except Exception as exc:  # (as build_net: whatever is wrong with the stored config)
-        raise ckpt.CheckpointError(f"checkpoint {data['path']!r} holds an unusable config: {exc}") from None
-    mine, theirs = dataclasses.asdict(config.net), dataclasses.asdict(theirs)
+    mine, theirs = dataclasses.asdict(config.net), dataclasses.asdict(ckpt.stored_config(data).net)
     differ = [f"net.{k}={theirs[k]!r} there, {mine[k]!r} here" for k in mine if mine[k] != theirs[k]]
     if differ:
         raise ConfigError(
@@ -528,7 +524,7 @@ def init_policy(config: TrainConfig, info: GameInfo) -> tuple:
         "iteration": data.get("iteration"),
         "decisions": data.get("decisions"),
     }
-    return ckpt.build_net(data), where
+    return ckpt.net_from(data, config.net), where  # (the same net options: checked above)
 
 
 def refuse_unresumable(data: dict, state: dict) -> None:
