@@ -22,6 +22,7 @@ export, load_policy), but resuming one is refused, since unpickling it could run
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import os
@@ -417,6 +418,12 @@ def stored_config(data: dict):
         return from_dict(data["train_config"])
     except Exception as exc:
         raise CheckpointError(f"checkpoint {data['path']!r} holds an unusable config: {exc}") from None
+
+
+def net_differences(theirs: NetConfig, mine: NetConfig) -> list[str]:
+    """The `net.*` options two configs set differently, as "net.X=theirs there, mine here"."""
+    a, b = dataclasses.asdict(theirs), dataclasses.asdict(mine)
+    return [f"net.{k}={a[k]!r} there, {b[k]!r} here" for k in b if a.get(k) != b[k]]
 
 
 def net_from(data: dict, net_config: NetConfig) -> PolicyNet:

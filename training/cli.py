@@ -489,6 +489,15 @@ def play_in_terminal(args, info, agent_move) -> int:
     return 0
 
 
+def cmd_soup(args) -> int:
+    from .soup import make_soup
+
+    record = make_soup(args.checkpoints, args.out, warn=say)
+    say(f"{args.out}: the average of {len(record['members'])} runs' weights (evaluate it as any checkpoint)")
+    print(json.dumps(record, indent=1), flush=True)
+    return 0
+
+
 def cmd_export(args) -> int:
     from .policy import export_format, export_policy, load_policy
 
@@ -763,6 +772,26 @@ def build_parser() -> argparse.ArgumentParser:
         "by torch 2.13 (default: from the output's suffix, .pt2 a program, anything else TorchScript)",
     )
     x.set_defaults(func=cmd_export)
+
+    s = command(
+        sub,
+        "soup",
+        "average the weights of runs that began from one warm start into one policy (a model soup)",
+        description="average the weights of runs that began from the same weights into one policy (a "
+        "model soup,\nWortsman et al. 2022), written as a checkpoint that evaluate, rate, play, export and "
+        "init= read.\nThe runs: one warm start, then PPO runs from it that differ in seed or option:\n\n"
+        "  python -m training train configs/exposaurus.yaml seed=1 run_dir=runs/a\n"
+        "  python -m training train configs/exposaurus.yaml seed=2 run_dir=runs/b \\\n"
+        "      init=runs/a/checkpoints/warm_start.pt\n"
+        "  python -m training soup runs/a runs/b --out runs/soup.pt",
+    )
+    s.add_argument(
+        "checkpoints",
+        nargs="+",
+        help="two or more run directories (their latest checkpoint) or checkpoint files",
+    )
+    s.add_argument("--out", required=True, help="the checkpoint file to write")
+    s.set_defaults(func=cmd_soup)
     return parser
 
 

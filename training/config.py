@@ -342,6 +342,9 @@ class TrainConfig:
     total_steps: int = 200_000  # learner decisions to train for
     run_dir: str = ""  # default runs/<game>-seed<seed>
     checkpoint_every: int = 20  # iterations between checkpoints (0 = only at the end)
+    # iter_NNNNN.pt files a run keeps, the newest (0 = all); latest.pt, final.pt and warm_start.pt stay.
+    # A checkpoint holds the opponent pool's snapshots, so late in a long run each can be tens of MB
+    keep_checkpoints: int = 0
     threads: int = 1  # torch intra-op threads of the trainer's own process
     # rollout worker processes: each steps its share of the ppo.num_envs games with its own copy of the
     # networks (synced every iteration); they also play the evaluations and the warm start's games.
@@ -378,6 +381,7 @@ class TrainConfig:
         check_seed("seed", self.seed)
         check_count("total_steps", self.total_steps)
         check_count("checkpoint_every", self.checkpoint_every, 0, " (0 = only at the end)")
+        check_count("keep_checkpoints", self.keep_checkpoints, 0, " (0 = all)")
         check_count("threads", self.threads)
         check_count("workers", self.workers)
         if self.workers > self.ppo.num_envs:

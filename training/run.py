@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import re
 import shutil
 import time
 from abc import ABC, abstractmethod
@@ -242,6 +243,7 @@ class Run:
         self.pretrained = False
         self.pretrain_stats: dict = {}
         self.init: dict = {}  # config.init's checkpoint, as read: path, iteration, decisions
+        self.start_weights = ""  # checksum of the weights the run began from (after warm start or init)
         self._init_net = None  # its network, until the run starts from it
         self.last_checkpoint: tuple[Path, int, int] | None = None  # (path, iteration, decisions)
         self._last_plot = time.perf_counter()
@@ -315,6 +317,7 @@ class Run:
                 start = time.perf_counter()
                 self.save("latest.pt")
                 self.save(f"iter_{backend.iteration:05d}.pt")
+                self._drop_old_checkpoints()
         self.wall += time.perf_counter() - start
         entry = self._evaluate(writer, final=True)
         self.save("latest.pt")
@@ -341,6 +344,9 @@ class Run:
             self._init_net = None
         elif self.config.pretrain.games:
             self.warm_start(writer)
+        # which weights PPO begins from: runs that share them may be averaged (training/soup.py)
+        self.start_weights = ckpt.tensors_sha256(self.backend.policy().state_dict())
+        if self.pretrained:
             self.save(WARM_START)
         if self.config.eval.every or self.pretrained or self.init:
             entry = self.evaluate()
@@ -409,6 +415,7 @@ class Run:
             "seeds": self.seeds.record(),
             "pretrain": self.pretrain_stats,
             "init": self.init,
+            "start_weights": self.start_weights,
             "environment": environment(),
             **b.summary(),
             "final_eval": entry,
@@ -444,7 +451,12 @@ class Run:
     def state_dict(self) -> dict:
         """A checkpoint's trainer state: the run's part, then the backend's."""
         run = {"backend": self.backend.name, "history": self.history, "wall": self.wall}
-        start = {"pretrained": self.pretrained, "pretrain_stats": self.pretrain_stats, "init": self.init}
+        start = {
+            "pretrained": self.pretrained,
+            "pretrain_stats": self.pretrain_stats,
+            "init": self.init,
+            "start_weights": self.start_weights,
+        }
         return run | start | self.backend.state_dict()
 
     def save(self, name: str = "latest.pt") -> Path:
@@ -456,6 +468,17 @@ class Run:
         if name in ("latest.pt", WARM_START):  # (the warm start's: a run stopped before its first checkpoint)
             self.last_checkpoint = (saved, b.iteration, b.decisions)
         return saved
+
+    def _drop_old_checkpoints(self) -> None:
+        """keep_checkpoints > 0: the iter_*.pt files beyond the newest that many are deleted."""
+        keep = self.config.keep_checkpoints
+        if keep:
+            numbered = {}  # iteration -> file (by number: iter_100000 comes after iter_99999)
+            for path in (self.run_dir / "checkpoints").glob("iter_*.pt"):
+                if re.fullmatch(r"iter_\d+\.pt", path.name):
+                    numbered[int(path.stem[len("iter_") :])] = path
+            for iteration in sorted(numbered)[:-keep]:
+                numbered[iteration].unlink(missing_ok=True)
 
     def _resume(self, data: dict) -> None:
         self._refuse_another_runs_directory(data)
@@ -469,6 +492,7 @@ class Run:
         self.pretrained = state.get("pretrained", False)
         self.pretrain_stats = state.get("pretrain_stats", {})  # (summary.json's "pretrain" after a resume)
         self.init = state.get("init", {})
+        self.start_weights = state.get("start_weights", "")
         self.last_checkpoint = (Path(data["path"]), self.backend.iteration, self.backend.decisions)
 
     def _refuse_another_runs_directory(self, data: dict) -> None:
@@ -512,8 +536,7 @@ def init_policy(config: TrainConfig, info: GameInfo) -> tuple:
     run's game whose network is the config's, read as data (`checkpoint.read_checkpoint`)."""
     data = ckpt.read_checkpoint(config.init, info)
     ckpt.check_played(data, info, f"this run (init={config.init})")
-    mine, theirs = dataclasses.asdict(config.net), dataclasses.asdict(ckpt.stored_config(data).net)
-    differ = [f"net.{k}={theirs[k]!r} there, {mine[k]!r} here" for k in mine if mine[k] != theirs[k]]
+    differ = ckpt.net_differences(ckpt.stored_config(data).net, config.net)
     if differ:
         raise ConfigError(
             f"init={config.init}: its network is not this config's (" + "; ".join(differ) + "); give the "

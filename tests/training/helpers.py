@@ -30,6 +30,9 @@ OPPONENT_MIX = [
     "total_steps=1200",
 ]
 
+# a run with a short warm start (the toy game's scripted player cloned), then a few PPO iterations
+CLONED = ["total_steps=300", "pretrain.games=60", "pretrain.epochs=3", "eval.games=40"]
+
 
 def tiny_config(run_dir, *overrides, game: str = TOY, **kw):
     base = [

@@ -19,7 +19,7 @@ from training.games import game_info
 from training.nets import PolicyNet
 from training.trainer import Trainer, resume
 
-from .helpers import OPPONENT_MIX, TOY, tiny_config
+from .helpers import CLONED, OPPONENT_MIX, TOY, tiny_config
 
 
 def _weights(trainer):
@@ -114,6 +114,28 @@ def test_checkpoint_round_trip_keeps_the_policy(tmp_path):
     a = match(info, trainer.backend.net, "random", 50, seed=3)
     b = match(info, net, "random", 50, seed=3)
     assert a == b
+
+
+def test_keep_checkpoints_keeps_the_newest_numbered_ones_and_the_run_resumes(tmp_path):
+    run = tmp_path / "run"
+    kept = Trainer(
+        tiny_config(run, "total_steps=1000", "checkpoint_every=1", "keep_checkpoints=2"), log=False
+    )
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints" / "iter_notes.pt").write_bytes(b"")  # not a numbered checkpoint: left alone
+    kept.train()
+    names = sorted(p.name for p in (run / "checkpoints").iterdir())
+    last = kept.iteration - 1  # (the final iteration writes final.pt, not a numbered one)
+    assert names == sorted(
+        ["final.pt", "latest.pt", "iter_notes.pt", f"iter_{last - 1:05d}.pt", f"iter_{last:05d}.pt"]
+    )
+    everything = Trainer(tiny_config(tmp_path / "all", "total_steps=1000", "checkpoint_every=1"), log=False)
+    everything.train()
+    assert len(list((tmp_path / "all" / "checkpoints").glob("iter_*.pt"))) == last  # the default keeps all
+    assert _same(_weights(kept), _weights(everything))  # pruning changes no result
+    longer = resume(run, {"total_steps": 1300}, log=False)
+    longer.train()
+    assert longer.decisions >= 1300
 
 
 def test_corrupt_and_mismatched_checkpoints_give_clear_errors(tmp_path):
@@ -377,10 +399,6 @@ def test_pretraining_imitates_the_scripted_baseline(tmp_path):
         )
     agree = (logits.argmax(-1).numpy() == data["action"]).mean()
     assert agree > 0.9
-
-
-# a run with a short warm start (the toy game's scripted player cloned), then a few PPO iterations
-CLONED = ["total_steps=300", "pretrain.games=60", "pretrain.epochs=3", "eval.games=40"]
 
 
 def test_init_starts_a_run_from_another_runs_warm_start_in_place_of_its_own(tmp_path):
