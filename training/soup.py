@@ -42,8 +42,7 @@ def make_soup(paths: list[str | Path], out: str | Path, warn=print) -> dict:
     data["decisions"] = sum(int(m.get("decisions") or 0) for m in members)
     data["soup"] = {
         "members": [
-            {"path": m["path"], "model": ckpt.tensors_sha256(m["model"]), "decisions": m.get("decisions")}
-            for m in members
+            {"path": m["path"], "model": model_checksum(m), "decisions": m.get("decisions")} for m in members
         ],
         "start_weights": start,
     }
@@ -52,6 +51,12 @@ def make_soup(paths: list[str | Path], out: str | Path, warn=print) -> dict:
     out.parent.mkdir(parents=True, exist_ok=True)
     ckpt.write_atomically(out, data)
     return data["soup"]
+
+
+def model_checksum(data: dict) -> str:
+    """The checksum of a member's weights: the one stored with them (`read_checkpoint` has verified
+    it), computed only for a checkpoint written before checksums existed."""
+    return (data.get("checksums") or {}).get("model") or ckpt.tensors_sha256(data["model"])
 
 
 def refuse_repeats(members: list[dict]) -> None:
