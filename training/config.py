@@ -272,6 +272,7 @@ class TeacherConfig:
 
 
 EXPERT_TARGETS = ("visits", "completed_q", "kl")
+EXPERT_OPTIMIZERS = ("own", "ppo")
 
 
 @dataclass
@@ -291,7 +292,12 @@ class ExpertConfig:
     rounds: int = 4  # rounds whose positions the distillation keeps
     epochs: int = 1  # passes over the kept positions after each update
     minibatch: int = 256
-    # the distillation's own Adam step size (its moments apart from PPO's)
+    # who steps on the distillation: its own Adam after each PPO update ("own", at expert.lr), or PPO's
+    # optimizer inside the update ("ppo": expert.coef x the lessons' loss joins each minibatch's PPO
+    # loss, so the step is PPO's own, annealed with it, and one gradient clip bounds both)
+    optimizer: str = "own"
+    coef: float = 1.0  # optimizer=ppo: the lessons' weight in PPO's loss
+    # the distillation's own Adam step size (its moments apart from PPO's; optimizer=own)
     lr: float = 3e-4
     # anneal the distillation's step with PPO's: expert.lr x the share of total_steps left (as ppo.lr
     # with ppo.anneal_lr), so late rounds do not outweigh the updates; false = expert.lr throughout
@@ -324,6 +330,8 @@ class ExpertConfig:
         check_number("expert.value_coef", self.value_coef, 0)
         check_number("expert.temperature", self.temperature, 0, 10, meaning=" (0 = the most likely action)")
         _choice("expert.target", self.target, EXPERT_TARGETS)
+        _choice("expert.optimizer", self.optimizer, EXPERT_OPTIMIZERS)
+        check_number("expert.coef", self.coef, 0, low_open=True)
         _choice("expert.root", self.root, ROOTS)
         check_number("expert.kl", self.kl, 0, 10, low_open=True)
         if self.root == "gumbel" and self.target == "visits":

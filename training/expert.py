@@ -8,8 +8,9 @@ distribution (`expert.target=visits`), or the improved policy Gumbel MuZero comp
 values (`completed_q`: the prior moved towards the actions whose searched returns are higher, which
 visits from a small budget barely do). After every PPO update the policy learns the targets
 (cross-entropy) and the critic the returns (squared error) on the positions of the last
-`expert.rounds` rounds, so the improved policy guides the next round's search: a policy-improvement
-operator (search) followed by a projection (distillation).
+`expert.rounds` rounds, with an optimizer of its own, or inside PPO's next update as a term of its
+loss (`expert.optimizer=ppo`, `LessonTerm`), so the improved policy guides the next round's search:
+a policy-improvement operator (search) followed by a projection (distillation).
 
 Who sits where:
 - competitive games: in an `expert.scripted` share of the games the searched side plays against the
@@ -278,7 +279,8 @@ def play_round_on_workers(
 
 class Teacher:
     """The rounds of a run: plays them when due, keeps the last `expert.rounds`, and distils them into
-    the network after each PPO update."""
+    the network after each PPO update with its own optimizer (`distil`), or hands them to PPO's update
+    as a term of its loss (`term`, expert.optimizer=ppo)."""
 
     def __init__(self, cfg, info, reward_scale: float, seed: int):
         self.cfg, self.info, self.reward_scale, self.seed = cfg, info, reward_scale, seed
@@ -319,11 +321,20 @@ class Teacher:
         own optimizer."""
         if not self.rounds:
             return {}
-        if self._kept is None:  # (joined once per new round, not once per update)
-            self._kept = Lessons.join(list(self.rounds)) if len(self.rounds) > 1 else self.rounds[0]
         optimizer = self.optimizer_for(net)
-        stats = distil(net, optimizer, self._kept, self.cfg, self.reward_scale, rng)
+        stats = distil(net, optimizer, self.kept(), self.cfg, self.reward_scale, rng)
         return stats | self.last | {"expert/lr": optimizer.param_groups[0]["lr"]}
+
+    def term(self, rng: np.random.Generator) -> LessonTerm | None:
+        """The kept rounds as a term of the next PPO update's loss (expert.optimizer=ppo); None before
+        the first round."""
+        return LessonTerm(self.kept(), self.cfg, self.reward_scale, rng) if self.rounds else None
+
+    def kept(self) -> Lessons:
+        """The kept rounds joined (once per new round, not once per update)."""
+        if self._kept is None:
+            self._kept = Lessons.join(list(self.rounds)) if len(self.rounds) > 1 else self.rounds[0]
+        return self._kept
 
     def optimizer_for(self, net) -> torch.optim.Optimizer:
         if self.optimizer is None:
@@ -358,44 +369,68 @@ def targets(visits: np.ndarray, temperature: float) -> np.ndarray:
     return sharpened / sharpened.sum(1, keepdims=True)
 
 
-def distil(net, optimizer, data: Lessons, cfg, reward_scale: float, rng: np.random.Generator) -> dict:
-    """The policy learns the searches' targets (cross-entropy towards `targets`) and the
-    critic the returns (squared error times expert.value_coef): expert.epochs passes over `data`."""
+def lesson_loss(net, data: Lessons, idx: np.ndarray, cfg, reward_scale: float):
+    """On the lessons `idx`: the cross-entropy towards the searches' `targets`, the critic's squared
+    error against the returns, and how often the policy's most likely action is the target's; the
+    loss is the first plus expert.value_coef times the second."""
     device = next(net.parameters()).device
 
     def tensor(x: np.ndarray) -> torch.Tensor:
         return torch.from_numpy(np.ascontiguousarray(x)).to(device)
 
+    state = tensor(data.state[idx]) if net.uses_state else None
+    logits, values = net.evaluate_flat(tensor(data.obs[idx]), tensor(data.mask[idx]), state)[:2]
+    target = tensor(targets(data.target[idx], cfg.temperature))
+    # masked logits are a large negative, not -inf: zero targets there keep the product finite
+    cross_entropy = -(target * torch.log_softmax(logits, -1)).sum(-1).mean()
+    value = 0.5 * ((values - tensor(data.returns[idx]) * reward_scale) ** 2).mean()
+    with torch.no_grad():
+        agree = (logits.argmax(-1) == target.argmax(-1)).float().mean().item()
+    return cross_entropy + cfg.value_coef * value, (cross_entropy.item(), value.item(), agree)
+
+
+def distil(net, optimizer, data: Lessons, cfg, reward_scale: float, rng: np.random.Generator) -> dict:
+    """The policy learns the searches' targets and the critic the returns (`lesson_loss`): expert.epochs
+    passes over `data` with the distillation's own optimizer."""
     n = len(data)
-    stats: dict[str, float] = {}
     sums = np.zeros(3)
     steps = 0
     for _ in range(cfg.epochs):
         perm = rng.permutation(n)
         for k in range(0, n, cfg.minibatch):
-            idx = np.sort(perm[k : k + cfg.minibatch])
-            state = tensor(data.state[idx]) if net.uses_state else None
-            logits, values = net.evaluate_flat(tensor(data.obs[idx]), tensor(data.mask[idx]), state)[:2]
-            target = tensor(targets(data.target[idx], cfg.temperature))
-            log_probs = torch.log_softmax(logits, -1)
-            # masked logits are a large negative, not -inf: zero targets there keep the product finite
-            cross_entropy = -(target * log_probs).sum(-1).mean()
-            value = 0.5 * ((values - tensor(data.returns[idx]) * reward_scale) ** 2).mean()
-            loss = cross_entropy + cfg.value_coef * value
+            loss, parts = lesson_loss(net, data, np.sort(perm[k : k + cfg.minibatch]), cfg, reward_scale)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
             optimizer.step()
-            with torch.no_grad():
-                agree = (logits.argmax(-1) == target.argmax(-1)).float().mean().item()
-            sums += (cross_entropy.item(), value.item(), agree)
+            sums += parts
             steps += 1
-    if steps:
-        mean = sums / steps
-        stats = {
-            "expert/cross_entropy": float(mean[0]),
-            "expert/value": float(mean[1]),
-            "expert/agreement": float(mean[2]),
-            "expert/positions": float(n),
-        }
-    return stats
+    return lesson_stats(sums / steps, n) if steps else {}
+
+
+def lesson_stats(mean: np.ndarray, positions: int) -> dict[str, float]:
+    """The distillation's log: mean cross-entropy, value error and agreement, and the positions kept."""
+    names = ("expert/cross_entropy", "expert/value", "expert/agreement")
+    return dict(zip(names, map(float, mean))) | {"expert/positions": float(positions)}
+
+
+class LessonTerm:
+    """The distillation as a term of PPO's loss (expert.optimizer=ppo): each call draws expert.minibatch
+    of the kept lessons and returns expert.coef times their `lesson_loss`, which PPO's optimizer steps
+    on with its own, annealed step and its gradient clipping, one minibatch of lessons per minibatch of
+    the rollout."""
+
+    def __init__(self, data: Lessons, cfg, reward_scale: float, rng: np.random.Generator):
+        self.data, self.cfg, self.reward_scale, self.rng = data, cfg, reward_scale, rng
+        self.sums, self.calls = np.zeros(3), 0
+
+    def __call__(self, net) -> torch.Tensor:
+        n = len(self.data)
+        idx = np.sort(self.rng.choice(n, min(self.cfg.minibatch, n), replace=False))
+        loss, parts = lesson_loss(net, self.data, idx, self.cfg, self.reward_scale)
+        self.sums += parts
+        self.calls += 1
+        return self.cfg.coef * loss
+
+    def stats(self) -> dict[str, float]:
+        return lesson_stats(self.sums / self.calls, len(self.data)) if self.calls else {}

@@ -65,10 +65,12 @@ def imitation_loss(log_probs, labels, weight):
 
 
 def ppo_update(
-    net, optimizer, batch: Batch, cfg, rng: np.random.Generator, teacher_coef: float = 0.0
+    net, optimizer, batch: Batch, cfg, rng: np.random.Generator, teacher_coef: float = 0.0, term=None
 ) -> dict[str, float]:
     """Run cfg.epochs epochs of minibatch PPO on `batch`; returns mean statistics. With `batch.teacher`
-    and `teacher_coef` > 0, a cross-entropy towards the teacher's labels joins the loss."""
+    and `teacher_coef` > 0, a cross-entropy towards the teacher's labels joins the loss; with `term` (a
+    callable of the network giving a loss, e.g. expert iteration's `LessonTerm`), its loss joins each
+    minibatch's."""
     taught = teacher_coef > 0 and batch.teacher is not None
     if net.obs_norm is not None:
         net.obs_norm.update(batch.obs[batch.trainable])
@@ -107,6 +109,8 @@ def ppo_update(
                 aux_loss = net.aux_loss(outs[2], mb["aux_target"], mb["weight"])
                 loss = loss + aux_loss
                 s["loss/aux_state"] = aux_loss.item()
+            if term is not None:
+                loss = loss + term(net)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)

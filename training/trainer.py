@@ -116,8 +116,11 @@ class NativePPO(Backend):
             batch.aux_target = self.info.state_seen_by(batch.state, batch.chain)
         # update: epochs of minibatch PPO on the batch
         self.net.train()
-        stats = ppo_update(self.net, self.optimizer, batch, p, self.rng, teacher_coef)
+        term = self._lesson_term()
+        stats = ppo_update(self.net, self.optimizer, batch, p, self.rng, teacher_coef, term)
         self._sync_acting()
+        if term is not None:
+            stats |= term.stats()
         if self.expert is not None:  # search -> distil, from the policy PPO just improved
             stats |= self._expert_step()
         if self.teacher is not None:
@@ -158,12 +161,22 @@ class NativePPO(Backend):
             labels[r] = self.teacher(batch.obs[r], batch.mask[r])
         return labels
 
+    def _lesson_term(self):
+        """expert.optimizer=ppo: the kept rounds as a term of this update's loss (None before the first
+        round, and with the distillation's own optimizer)."""
+        if self.expert is None or self.config.expert.optimizer != "ppo":
+            return None
+        return self.expert.term(self.rng)
+
     def _expert_step(self) -> dict[str, float]:
         """A round of search games when due (on the workers when there are), then the distillation of
-        the kept rounds into the network."""
+        the kept rounds into the network (with its own optimizer; expert.optimizer=ppo distils them
+        inside the next update)."""
         expert = self.expert
         if expert.due(self.iteration, self.runner.decisions, self.config.total_steps):
             expert.play(Policy(self.acting), self.workers())
+        if self.config.expert.optimizer == "ppo":
+            return expert.last
         self.net.train()
         stats = expert.distil(self.net, self.rng)
         self._sync_acting()

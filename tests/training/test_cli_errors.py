@@ -429,11 +429,13 @@ def test_the_rllib_backend_names_every_option_it_cannot_train_at_once():
         config = load_config(ROOT / "configs" / f"{name}.yaml")
         assert unsupported(config.net, RLlibConfig(), config.device) == [], name
     # what RLlib cannot do, all named at once
-    config = load_config(None, [f"game={TOY}", "net.normalize_obs=true", "device=mps"])
+    config = load_config(
+        None, [f"game={TOY}", "net.normalize_obs=true", "device=mps", "expert.optimizer=ppo"]
+    )
     with pytest.raises(ConfigError) as refused:
-        check_supported(config.net, RLlibConfig(num_learners=2), config.device)
+        check_supported(config.net, RLlibConfig(num_learners=2), config.device, 0.0, config.expert.optimizer)
     message = str(refused.value)
-    for name in ("net.normalize_obs=true with rllib.num_learners=2", "device=mps"):
+    for name in ("net.normalize_obs=true with rllib.num_learners=2", "device=mps", "expert.optimizer=ppo"):
         assert name in message, message
     assert unsupported(config.net, RLlibConfig(num_learners=1), "cpu") == []
 

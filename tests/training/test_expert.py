@@ -12,11 +12,13 @@ from envs.core.search import C_SCALE, C_VISIT, Search, SearchBudget
 from training.config import ExpertConfig, NetConfig
 from training.expert import (
     Lessons,
+    LessonTerm,
     completed_q_policy,
     distil,
     entropy,
     entropy_held,
     kl_step_policy,
+    lesson_loss,
     play_round,
     targets,
 )
@@ -369,3 +371,59 @@ def test_rounds_are_played_on_the_rollout_workers_in_their_shares_and_streams(tm
     config = trainer.config
     expected = round_in_shares(trainer.info, policy, config.expert, 1.0, [config.seed, 3, 0], 2)
     assert_same_lessons(backend.expert.rounds[0], expected)
+
+
+def _cross_entropy(net, lessons: Lessons) -> float:
+    """The policy's mean cross-entropy towards the lessons' most visited actions."""
+    with torch.no_grad():
+        logits, _ = net.evaluate_flat(torch.from_numpy(lessons.obs[:]), torch.from_numpy(lessons.mask))
+        target = torch.from_numpy(targets(lessons.target, 0))
+        return float(-(target * torch.log_softmax(logits, -1)).sum(-1).mean())
+
+
+def test_with_ppo_s_optimizer_the_lessons_join_the_next_update_and_move_the_policy(tmp_path):
+    """expert.optimizer=ppo: no optimizer of the distillation's own; each minibatch of the update after
+    a round carries a minibatch of its lessons, and weighted up they move the policy to the targets
+    further than the same update without them (one round only: expert.every beyond the run)."""
+    one_round = (
+        *EXPERT_RUN,
+        "expert.every=1000",
+        "expert.optimizer=ppo",
+        "expert.temperature=0",
+        "ppo.lr=3e-3",
+    )
+    after = {}
+    for coef in ("1e-9", "20"):
+        backend = Trainer(tiny_config(tmp_path / coef, *one_round, f"expert.coef={coef}"), log=False).backend
+        first = backend.iterate()
+        assert first["expert/decisions"] > 0 and "expert/cross_entropy" not in first  # no lessons yet
+        lessons = backend.expert.rounds[0]
+        before = _cross_entropy(backend.net, lessons)
+        for _ in range(3):
+            stats = backend.iterate()
+        assert stats["expert/positions"] == len(lessons) and backend.expert.played == 1
+        assert backend.expert.optimizer is None
+        after[coef] = _cross_entropy(backend.net, lessons)
+    assert after["20"] < before and after["20"] < after["1e-9"] - 0.05, (before, after)
+
+
+def test_a_lesson_term_draws_its_minibatch_from_every_kept_position():
+    info = game_info(TOY, {})
+    net = _net(info)
+    lessons = _round(info, net, games=4)
+    term = LessonTerm(lessons, ExpertConfig(games=1, minibatch=8, coef=2.0), 1.0, np.random.default_rng(0))
+    loss = term(net)
+    assert loss.requires_grad and term.calls == 1
+    whole = LessonTerm(
+        lessons, ExpertConfig(games=1, minibatch=10**6, coef=2.0), 1.0, np.random.default_rng(0)
+    )
+    expected, _ = lesson_loss(net, lessons, np.arange(len(lessons)), ExpertConfig(games=1), 1.0)
+    assert whole(net).item() == pytest.approx(2.0 * expected.item(), rel=1e-5)
+    assert whole.stats()["expert/positions"] == len(lessons)
+
+
+def test_the_distillation_s_optimizer_is_checked(tmp_path):
+    with pytest.raises(ConfigError, match="expert.optimizer must be one of"):
+        ExpertConfig(optimizer="sgd").validate()
+    with pytest.raises(ConfigError, match="expert.coef"):
+        ExpertConfig(coef=0).validate()

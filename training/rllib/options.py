@@ -37,7 +37,13 @@ class RLlibConfig:
         check_number("rllib.sample_timeout_s", self.sample_timeout_s, 0, low_open=True)
 
 
-def unsupported(net: NetConfig, rllib: RLlibConfig, device: str = "auto", fixed: float = 0.0) -> list[str]:
+def unsupported(
+    net: NetConfig,
+    rllib: RLlibConfig,
+    device: str = "auto",
+    fixed: float = 0.0,
+    expert_optimizer: str = "own",
+) -> list[str]:
     """What the RLlib backend cannot train, each as `key=value (the reason)`; empty when it trains it
     all. Every network, the warm start, the teacher and expert iteration train under RLlib; what remains
     is what RLlib itself cannot express."""
@@ -52,13 +58,24 @@ def unsupported(net: NetConfig, rllib: RLlibConfig, device: str = "auto", fixed:
             fixed > 0,
             "opponents.fixed (the RLlib league seats self-play, snapshots, scripted and random play)",
         ),
+        (
+            expert_optimizer == "ppo",
+            "expert.optimizer=ppo (RLlib's learners step on their own batches, away from the driver that "
+            "keeps the searched positions; expert.optimizer=own distils them there)",
+        ),
     ]
     return [text for present, text in found if present]
 
 
-def check_supported(net: NetConfig, rllib: RLlibConfig, device: str = "auto", fixed: float = 0.0) -> None:
+def check_supported(
+    net: NetConfig,
+    rllib: RLlibConfig,
+    device: str = "auto",
+    fixed: float = 0.0,
+    expert_optimizer: str = "own",
+) -> None:
     """One ConfigError naming every option the RLlib backend cannot train, so a config is fixed in one go."""
-    problems = unsupported(net, rllib, device, fixed)
+    problems = unsupported(net, rllib, device, fixed, expert_optimizer)
     if problems:
         raise ConfigError(
             f"backend=rllib does not support {'; '.join(problems)}: change them or train with backend=native"

@@ -297,7 +297,9 @@ class RLlibPPO(Backend):
         self.config = config
         self.info = run_game(config)
         self.rllib = rllib_options(config, rllib)
-        check_supported(config.net, self.rllib, config.device, config.opponents.fixed)
+        check_supported(
+            config.net, self.rllib, config.device, config.opponents.fixed, config.expert.optimizer
+        )
         learner_device(config, self.rllib)  # a device this machine lacks fails now, before Ray starts
         if not config.ppo.normalize_advantages:
             warnings.warn(
