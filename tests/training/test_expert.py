@@ -422,7 +422,7 @@ def test_a_lesson_term_draws_its_minibatch_from_every_kept_position():
     assert whole.stats()["expert/positions"] == len(lessons)
 
 
-def test_the_distillation_s_optimizer_is_checked(tmp_path):
+def test_the_distillation_s_optimizer_is_checked():
     with pytest.raises(ConfigError, match="expert.optimizer must be one of"):
         ExpertConfig(optimizer="sgd").validate()
     with pytest.raises(ConfigError, match="expert.coef"):
