@@ -427,17 +427,18 @@ def test_the_rllib_backend_names_every_option_it_cannot_train_at_once():
     # every shipped config trains under RLlib (the central critic, seat heads, layout networks...)
     for name in ("artifacts", "exposaurus", "exposed", "exposed-4p", "expressions"):
         config = load_config(ROOT / "configs" / f"{name}.yaml")
-        assert unsupported(config.net, RLlibConfig(), config.device) == [], name
+        assert unsupported(config, RLlibConfig()) == [], name
     # what RLlib cannot do, all named at once
     config = load_config(
         None, [f"game={TOY}", "net.normalize_obs=true", "device=mps", "expert.optimizer=ppo"]
     )
     with pytest.raises(ConfigError) as refused:
-        check_supported(config.net, RLlibConfig(num_learners=2), config.device, 0.0, config.expert.optimizer)
+        check_supported(config, RLlibConfig(num_learners=2))
     message = str(refused.value)
     for name in ("net.normalize_obs=true with rllib.num_learners=2", "device=mps", "expert.optimizer=ppo"):
         assert name in message, message
-    assert unsupported(config.net, RLlibConfig(num_learners=1), "cpu") == []
+    one_learner_on_the_cpu = load_config(None, [f"game={TOY}", "net.normalize_obs=true", "device=cpu"])
+    assert unsupported(one_learner_on_the_cpu, RLlibConfig(num_learners=1)) == []
 
 
 # ----- the numeric options of evaluate, rate, play ---------------------------------------------------

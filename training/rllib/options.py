@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from envs.core.errors import ConfigError
 
-from ..config import NetConfig, check_count, check_number
+from ..config import TrainConfig, check_count, check_number
 
 
 @dataclass
@@ -37,16 +37,11 @@ class RLlibConfig:
         check_number("rllib.sample_timeout_s", self.sample_timeout_s, 0, low_open=True)
 
 
-def unsupported(
-    net: NetConfig,
-    rllib: RLlibConfig,
-    device: str = "auto",
-    fixed: float = 0.0,
-    expert_optimizer: str = "own",
-) -> list[str]:
-    """What the RLlib backend cannot train, each as `key=value (the reason)`; empty when it trains it
-    all. Every network, the warm start, the teacher and expert iteration train under RLlib; what remains
-    is what RLlib itself cannot express."""
+def unsupported(config: TrainConfig, rllib: RLlibConfig) -> list[str]:
+    """What the RLlib backend cannot train of `config`, each as `key=value (the reason)`; empty when it
+    trains it all. Every network, the warm start, the teacher and expert iteration train under RLlib;
+    what remains is what RLlib itself cannot express."""
+    net, device = config.net, config.device
     found = [
         (
             net.normalize_obs and rllib.num_learners > 1,
@@ -55,11 +50,11 @@ def unsupported(
         ),
         (device == "mps", "device=mps (RLlib's learners run on CUDA GPUs or the CPU)"),
         (
-            fixed > 0,
+            config.opponents.fixed > 0,
             "opponents.fixed (the RLlib league seats self-play, snapshots, scripted and random play)",
         ),
         (
-            expert_optimizer == "ppo",
+            config.expert.optimizer == "ppo",
             "expert.optimizer=ppo (RLlib's learners step on their own batches, away from the driver that "
             "keeps the searched positions; expert.optimizer=own distils them there)",
         ),
@@ -67,15 +62,9 @@ def unsupported(
     return [text for present, text in found if present]
 
 
-def check_supported(
-    net: NetConfig,
-    rllib: RLlibConfig,
-    device: str = "auto",
-    fixed: float = 0.0,
-    expert_optimizer: str = "own",
-) -> None:
+def check_supported(config: TrainConfig, rllib: RLlibConfig) -> None:
     """One ConfigError naming every option the RLlib backend cannot train, so a config is fixed in one go."""
-    problems = unsupported(net, rllib, device, fixed, expert_optimizer)
+    problems = unsupported(config, rllib)
     if problems:
         raise ConfigError(
             f"backend=rllib does not support {'; '.join(problems)}: change them or train with backend=native"

@@ -297,9 +297,7 @@ class RLlibPPO(Backend):
         self.config = config
         self.info = run_game(config)
         self.rllib = rllib_options(config, rllib)
-        check_supported(
-            config.net, self.rllib, config.device, config.opponents.fixed, config.expert.optimizer
-        )
+        check_supported(config, self.rllib)
         learner_device(config, self.rllib)  # a device this machine lacks fails now, before Ray starts
         if not config.ppo.normalize_advantages:
             warnings.warn(
