@@ -394,6 +394,13 @@ def leaderboard_cell(results: dict, column: str, agent: str = "", versioned: boo
     return f"{results[key]['win_rate']:.3f}{said}"
 
 
+def with_interval(result: dict) -> str:
+    """A win rate and its 95% interval: the column a leaderboard table is ordered by, so a reader sees
+    which neighbouring rows the games tell apart."""
+    low, high = result["ci95"]
+    return f"{result['win_rate']:.3f} [{low:.3f}, {high:.3f}]"
+
+
 def version_of(key: str) -> int:
     """The version of a reference agent's result key, or of the search it guides."""
     return references.parse(key.removeprefix("search:"))[2]
@@ -437,7 +444,9 @@ def leaderboard(folder: str | Path) -> str:
         "card. Add yours: `python -m training benchmark RUN --out benchmarks/cards`, then regenerate this page,",
         "and give the command that trained the agent.",
         "",
-        "Rows are ordered by the win rate against the scripted players. The Elo column is each card's own:",
+        "Rows are ordered by the win rate against the scripted players (the team win rate in a cooperative",
+        "game), shown with its 95% Wilson interval: rows whose intervals overlap are not told apart by",
+        "their games. The Elo column is each card's own:",
         "it rates the players of that card's games (random = 0), so ratings from two cards are not on one",
         "scale (the scripted player, rated against weaker opponents on its own card, can stand above an",
         "agent that beats it); compare agents by the win-rate columns. Where the cards of a table met",
@@ -466,6 +475,7 @@ def leaderboard(folder: str | Path) -> str:
             versioned = len(met_versions(mine)) > 1
             for c in mine:
                 cells = [leaderboard_cell(c["results"], column, c["agent"], versioned) for column in COLUMNS]
+                cells[COLUMNS.index("scripted")] = with_interval(c["results"]["scripted"])
                 if seated:
                     cells.append(leaderboard_cell(c.get("at_one_seat", {}), "scripted"))
                 elo = c["rating"]["elo"].get(c["agent"], 0.0)
@@ -485,7 +495,7 @@ def leaderboard(folder: str | Path) -> str:
                 )
                 partners = own_with_scripted_partners(c)
                 lines.append(
-                    f"| {c['agent']} | {protocol_cell(c)} | {team['win_rate']:.3f} | "
+                    f"| {agent_cell(c)} | {protocol_cell(c)} | {with_interval(team)} | "
                     f"{measures} | {'—' if partners is None else f'{partners:.3f}'} |"
                 )
         lines.append("")

@@ -185,8 +185,28 @@ def test_the_leaderboard_shows_a_cooperative_agents_own_seat_among_scripted_part
     (tmp_path / "flip.json").write_text(json.dumps(card, sort_keys=True))
     write_card(benchmark("scripted", "scripted", info, SMALL), tmp_path)
     page = leaderboard(tmp_path)
-    assert "| flip | v3 (40 games, 4 search games) | 1.000 |  | 0.000 |" in page  # its own, not the 0.5
-    assert "| scripted | v3 (40 games, 4 search games) | 1.000 |  | 1.000 |" in page  # its own team
+    all_won = "1.000 [0.912, 1.000]"  # 40 deals of 40 won, with its Wilson interval
+    assert f"| flip | v3 (40 games, 4 search games) | {all_won} |  | 0.000 |" in page  # its own, not the 0.5
+    assert f"| scripted | v3 (40 games, 4 search games) | {all_won} |  | 1.000 |" in page  # its own team
+
+
+def test_the_leaderboard_column_rows_are_ordered_by_carries_the_cards_own_interval(tmp_path):
+    info = game_info(TOY, {})
+    card = benchmark("scripted", "scripted", info, SMALL)
+    scripted = card["results"]["scripted"]
+    scripted["ci95"] = [0.123, 0.987]  # an interval no win rate of 40 games gives: read, not recomputed
+    write_card(card, tmp_path)
+    row = next(line for line in leaderboard(tmp_path).splitlines() if line.startswith("| scripted"))
+    assert f" | {scripted['win_rate']:.3f} [0.123, 0.987] | " in row
+    assert row.count("[") == 1  # the other columns stay bare: their intervals are on the card
+
+
+def test_a_cooperative_search_agents_row_names_its_budget(tmp_path):
+    info = game_info("tests.training.toy_signal:SPEC", {})
+    card = benchmark("flip", toy_signal.convention(True), info, SMALL)
+    card["agent_settings"] = {"simulations": 16, "seconds": None, "batch": 8, "guided": True}
+    write_card(card, tmp_path)
+    assert "| flip (simulations 16, batch 8) | v3 (40 games, 4 search games) |" in leaderboard(tmp_path)
 
 
 def test_one_agents_cards_on_two_configurations_are_two_files(tmp_path):
@@ -289,7 +309,7 @@ def test_the_repository_s_leaderboard_orders_each_table_by_the_win_rate_against_
     for block in tables:
         header, _, *rows = [line for line in block.splitlines() if line.startswith("|")]
         column = [cell.strip() for cell in header.split("|")].index("vs scripted")
-        rates = [float(row.split("|")[column]) for row in rows]
+        rates = [float(row.split("|")[column].split()[0]) for row in rows]  # the rate before its interval
         assert len(rates) > 1 and rates == sorted(rates, reverse=True)
 
 
