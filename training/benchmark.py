@@ -474,8 +474,12 @@ def leaderboard(folder: str | Path) -> str:
             mine.sort(key=lambda c: -c["results"]["scripted"]["win_rate"])
             versioned = len(met_versions(mine)) > 1
             for c in mine:
-                cells = [leaderboard_cell(c["results"], column, c["agent"], versioned) for column in COLUMNS]
-                cells[COLUMNS.index("scripted")] = with_interval(c["results"]["scripted"])
+                cells = [  # the column the rows are ordered by with its interval, the others bare
+                    with_interval(c["results"][column])
+                    if column == "scripted"
+                    else leaderboard_cell(c["results"], column, c["agent"], versioned)
+                    for column in COLUMNS
+                ]
                 if seated:
                     cells.append(leaderboard_cell(c.get("at_one_seat", {}), "scripted"))
                 elo = c["rating"]["elo"].get(c["agent"], 0.0)
